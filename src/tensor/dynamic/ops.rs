@@ -1,0 +1,113 @@
+//! The seed 003 operations with runtime ranks: same cores as `tensor::ops`.
+
+use super::tensor::DynTensor;
+use super::view::DynView;
+use crate::tensor::error::TensorOpError;
+use crate::tensor::float::Float;
+use crate::tensor::layout;
+use crate::tensor::ops::{Reduction, binary_core, output_buffer, unary_core};
+
+/// The broadcast shape of two runtime shapes (NumPy's rule); see
+/// [`crate::tensor::ops::broadcast_shape`].
+///
+/// # Errors
+/// [`TensorOpError::IncompatibleBroadcast`] (leftmost failing output axis), then
+/// `ShapeOverflow`.
+///
+/// ```
+/// use llm_from_scratch::tensor::dynamic::broadcast_shape;
+/// assert_eq!(broadcast_shape(&[2, 1, 3], &[4, 3]).unwrap(), vec![2, 4, 3]);
+/// ```
+pub fn broadcast_shape(left: &[usize], right: &[usize]) -> Result<Vec<usize>, TensorOpError> {
+    let mut output = vec![0; left.len().max(right.len())];
+    layout::broadcast_into(left, right, &mut output)?;
+    Ok(output)
+}
+
+/// Elementwise `op` over a dynamic view; see [`crate::tensor::ops::map_unary`].
+///
+/// # Errors
+/// [`TensorOpError::OutputAllocationFailed`].
+pub fn map_unary<A: Copy, B: Copy>(
+    input: &DynView<'_, A>,
+    op: impl FnMut(A) -> B,
+) -> Result<DynTensor<B>, TensorOpError> {
+    let mut values = output_buffer(input.len())?;
+    unary_core(input.strided(), op, &mut values);
+    Ok(DynTensor::from_vec(input.shape().to_vec(), values)?)
+}
+
+/// Broadcast elementwise `op`; see [`crate::tensor::ops::map_binary`].
+///
+/// # Errors
+/// `IncompatibleBroadcast`, `ShapeOverflow`, `OutputAllocationFailed`.
+///
+/// ```
+/// use llm_from_scratch::tensor::dynamic::{map_binary, DynTensor};
+/// let tokens = DynTensor::from_vec(vec![2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+/// let bias = DynTensor::from_vec(vec![3], vec![10.0, 20.0, 30.0])?;
+/// let out = map_binary(&tokens.view(), &bias.view(), |x, b| x + b)?; // [2,3] + [3] -> [2,3]
+/// assert_eq!(out.as_slice(), &[11.0, 22.0, 33.0, 14.0, 25.0, 36.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn map_binary<A: Copy, B: Copy, C: Copy>(
+    left: &DynView<'_, A>,
+    right: &DynView<'_, B>,
+    op: impl FnMut(A, B) -> C,
+) -> Result<DynTensor<C>, TensorOpError> {
+    let shape = broadcast_shape(left.shape(), right.shape())?;
+    let mut values = output_buffer(layout::checked_len(&shape)?)?;
+    binary_core(&shape, left.strided(), right.strided(), op, &mut values);
+    Ok(DynTensor::from_vec(shape, values)?)
+}
+
+fn reduce_dyn<F: Float>(
+    input: &DynView<'_, F>,
+    axis: usize,
+    keep_dim: bool,
+    reduction: Reduction,
+) -> Result<DynTensor<F>, TensorOpError> {
+    let rank = input.rank();
+    let out_rank = if keep_dim { rank } else { rank.saturating_sub(1) };
+    let mut shape = vec![0; out_rank];
+    let values = reduction.fresh(input.strided(), axis, keep_dim, &mut shape)?;
+    Ok(DynTensor::from_vec(shape, values)?)
+}
+
+/// Ascending sum over one axis; `keep_dim` keeps it with extent 1. See
+/// [`crate::tensor::ops::sum_axis`].
+///
+/// # Errors
+/// `ReductionAxisOutOfBounds`, then `OutputAllocationFailed`.
+pub fn sum_axis<F: Float>(
+    input: &DynView<'_, F>,
+    axis: usize,
+    keep_dim: bool,
+) -> Result<DynTensor<F>, TensorOpError> {
+    reduce_dyn(input, axis, keep_dim, Reduction::Sum)
+}
+
+/// Mean over one non-empty axis. See [`crate::tensor::ops::mean_axis`].
+///
+/// # Errors
+/// `ReductionAxisOutOfBounds`, then `EmptyMeanAxis`, then `OutputAllocationFailed`.
+pub fn mean_axis<F: Float>(
+    input: &DynView<'_, F>,
+    axis: usize,
+    keep_dim: bool,
+) -> Result<DynTensor<F>, TensorOpError> {
+    reduce_dyn(input, axis, keep_dim, Reduction::Mean)
+}
+
+/// First-NaN, earlier-tie maximum over one non-empty axis. See
+/// [`crate::tensor::ops::max_axis`].
+///
+/// # Errors
+/// `ReductionAxisOutOfBounds`, then `EmptyMaxAxis`, then `OutputAllocationFailed`.
+pub fn max_axis<F: Float>(
+    input: &DynView<'_, F>,
+    axis: usize,
+    keep_dim: bool,
+) -> Result<DynTensor<F>, TensorOpError> {
+    reduce_dyn(input, axis, keep_dim, Reduction::Max)
+}

@@ -1,0 +1,200 @@
+//! Typed errors, one enum per layer (owner, view, operation).
+//!
+//! Variant names and fields follow the course chapters (`seeds/000`, `seeds/003`)
+//! so the chapters read true against this crate. Every message names the
+//! operation that failed and the numbers that made it fail.
+
+use thiserror::Error;
+
+/// Errors of owned tensors and of the shape arithmetic underneath everything.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum TensorError {
+    /// A rank known only at run time differs from the one requested
+    /// (`DynTensor::into_ranked`, `TryFrom`, a dynamic index of the wrong length).
+    #[error("rank mismatch: expected rank {expected}, got rank {actual}")]
+    RankMismatch {
+        /// The rank the caller asked for.
+        expected: usize,
+        /// The rank the value actually has.
+        actual: usize,
+    },
+    /// A shape's element count, a row-major stride or a storage offset does not fit in `usize`.
+    #[error("shape overflow: an element count, stride or offset of this shape does not fit in usize")]
+    ShapeOverflow,
+    /// `from_vec` got a number of values different from the shape's element count.
+    #[error("element count mismatch: the shape needs {expected} values, {actual} were given")]
+    ElementCountMismatch {
+        /// The shape's element count.
+        expected: usize,
+        /// The number of values supplied.
+        actual: usize,
+    },
+    /// A coordinate lies outside its axis.
+    #[error("index out of bounds: index {index} on axis {axis} of extent {dimension}")]
+    IndexOutOfBounds {
+        /// The offending axis.
+        axis: usize,
+        /// The coordinate given on that axis.
+        index: usize,
+        /// The axis extent.
+        dimension: usize,
+    },
+    /// Reserving the storage of a new tensor failed (`try_reserve`).
+    #[error("allocation failed: could not reserve storage for {elements} elements")]
+    AllocationFailed {
+        /// The number of elements that could not be reserved.
+        elements: usize,
+    },
+}
+
+/// Errors of borrowed views and their zero-copy transforms.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum TensorViewError {
+    /// A shape, index or allocation error of the layer below.
+    #[error(transparent)]
+    Tensor(#[from] TensorError),
+    /// `reshape` asked for a different element count.
+    #[error("reshape: the view holds {current} elements, the requested shape holds {requested}")]
+    ReshapeElementCountMismatch {
+        /// The view's element count.
+        current: usize,
+        /// The requested shape's element count.
+        requested: usize,
+    },
+    /// `reshape` of a view that is not row-major contiguous; call `materialize` first.
+    #[error(
+        "reshape: the view is not row-major contiguous; reshape never copies, call materialize() first"
+    )]
+    NonContiguousReshape,
+    /// A runtime axis list (`DynView::permute`) has the wrong length.
+    #[error("permute: the axis list has {actual} entries, the view has rank {expected}")]
+    PermutationLengthMismatch {
+        /// The view's rank.
+        expected: usize,
+        /// The length of the axis list given.
+        actual: usize,
+    },
+    /// An axis list names the same axis twice.
+    #[error("permute: axis {axis} appears more than once")]
+    DuplicateAxis {
+        /// The repeated axis (its second occurrence, scanning left to right).
+        axis: usize,
+    },
+    /// An axis argument is not below the rank.
+    #[error("axis {axis} is out of bounds for a view of rank {rank}")]
+    AxisOutOfBounds {
+        /// The axis given.
+        axis: usize,
+        /// The view's rank.
+        rank: usize,
+    },
+    /// `slice` with `start > end`.
+    #[error("slice: on axis {axis} the start {start} is after the end {end}")]
+    SliceStartAfterEnd {
+        /// The sliced axis.
+        axis: usize,
+        /// Range start.
+        start: usize,
+        /// Range end.
+        end: usize,
+    },
+    /// `slice` whose end passes the axis extent.
+    #[error("slice: on axis {axis} the end {end} is past the extent {dimension}")]
+    SliceEndOutOfBounds {
+        /// The sliced axis.
+        axis: usize,
+        /// Range end.
+        end: usize,
+        /// The axis extent.
+        dimension: usize,
+    },
+    /// `View::from_parts` / `from_slice`: some reachable offset lies outside the borrowed data.
+    #[error(
+        "view out of bounds: the layout reaches storage offset {required_len} - 1 but the data holds {available} elements"
+    )]
+    ViewOutOfBounds {
+        /// One past the largest offset the layout reaches.
+        required_len: usize,
+        /// The length of the borrowed data.
+        available: usize,
+    },
+    /// `materialize_into` got an output tensor of another shape.
+    #[error("materialize_into: the output has shape {actual:?}, the view has shape {expected:?}")]
+    OutputShapeMismatch {
+        /// The view's shape.
+        expected: Vec<usize>,
+        /// The output tensor's shape.
+        actual: Vec<usize>,
+    },
+}
+
+/// Errors of broadcasting, elementwise maps, reductions and matrix products.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum TensorOpError {
+    /// A shape arithmetic error of the layer below (e.g. `ShapeOverflow` of a broadcast shape).
+    #[error(transparent)]
+    Tensor(#[from] TensorError),
+    /// A view error (e.g. a rank mismatch of a dynamic operand).
+    #[error(transparent)]
+    View(#[from] TensorViewError),
+    /// Broadcasting (NumPy's rule): the aligned extents differ and neither is 1.
+    #[error(
+        "broadcast: output axis {axis} pairs extent {left_dimension} (left) with {right_dimension} (right); they must be equal or one of them 1"
+    )]
+    IncompatibleBroadcast {
+        /// The leftmost failing axis of the right-aligned output.
+        axis: usize,
+        /// The left operand's extent there (1 if the left operand lacks that axis).
+        left_dimension: usize,
+        /// The right operand's extent there (1 if the right operand lacks that axis).
+        right_dimension: usize,
+    },
+    /// A reduction axis is not below the rank.
+    #[error("reduction: axis {axis} is out of bounds for rank {rank}")]
+    ReductionAxisOutOfBounds {
+        /// The axis given.
+        axis: usize,
+        /// The input's rank.
+        rank: usize,
+    },
+    /// `mean_axis` over an axis of extent 0 (the mean of nothing is undefined).
+    #[error("mean_axis: axis {axis} has extent 0, the mean of no values is undefined")]
+    EmptyMeanAxis {
+        /// The reduced axis.
+        axis: usize,
+    },
+    /// `max_axis` over an axis of extent 0 (the maximum of nothing is undefined).
+    #[error("max_axis: axis {axis} has extent 0, the maximum of no values is undefined")]
+    EmptyMaxAxis {
+        /// The reduced axis.
+        axis: usize,
+    },
+    /// Reserving the output buffer failed (`try_reserve`).
+    #[error("output allocation failed: could not reserve {elements} elements")]
+    OutputAllocationFailed {
+        /// The output's element count.
+        elements: usize,
+    },
+    /// An `_into` variant got an output tensor of another shape.
+    #[error("output shape mismatch: the result has shape {expected:?}, the output tensor {actual:?}")]
+    OutputShapeMismatch {
+        /// The shape the operation produces.
+        expected: Vec<usize>,
+        /// The shape of the caller's output tensor.
+        actual: Vec<usize>,
+    },
+    /// `matmul`: the contracted extents differ (`[.., m, k] x [.., k, n]`).
+    #[error("matmul: the left operand's last extent {left_k} differs from the right operand's second-to-last extent {right_k}")]
+    MatmulInnerMismatch {
+        /// `k` of the left operand (its last axis).
+        left_k: usize,
+        /// `k` of the right operand (its second-to-last axis).
+        right_k: usize,
+    },
+    /// Dynamic `matmul` with an operand of rank below 2.
+    #[error("matmul: operand ranks must be at least 2, got {rank}; reshape a unit axis in first")]
+    MatmulRankTooSmall {
+        /// The offending operand's rank.
+        rank: usize,
+    },
+}

@@ -1,0 +1,35 @@
+//! The tensor core: owners, views, layouts, rank arithmetic, kernels and ops.
+//!
+//! | module | concept |
+//! |---|---|
+//! | [`storage`] | [`Tensor<R, T>`](Tensor), the owner of row-major values |
+//! | [`view`] | [`View<'a, R, T>`](View), a borrowed strided interpretation |
+//! | [`axes`] | compile-time axis lists for `transpose_axes` / `permute_axes` |
+//! | [`rank`] | rank arithmetic in the type system ([`Rank`], [`RemoveAxis`], [`BroadcastRank`]) |
+//! | [`ops`] | broadcasting, maps, reductions |
+//! | [`dynamic`] | the runtime-rank fallback [`DynTensor`](dynamic::DynTensor) / [`DynView`](dynamic::DynView) |
+//! | [`error`] | [`TensorError`], [`TensorViewError`], [`TensorOpError`] |
+//! | [`display`] | nested printing and the [`LayoutTrace`] table |
+//! | `layout` (private) | checked shape arithmetic on `&[usize]` |
+//! | `kernels` (private) | rank-erased traversal and compute loops |
+
+pub mod axes;
+pub mod display;
+pub mod dynamic;
+pub mod error;
+pub mod float;
+pub(crate) mod kernels;
+pub(crate) mod layout;
+pub mod ops;
+pub mod rank;
+pub mod storage;
+pub mod view;
+
+pub use axes::{AxisList, Axes1, Axes2, Axes3, Axes4, Axes5, Axes6, Axes7, Axes8};
+pub use display::{LayoutTrace, TraceRow};
+pub use dynamic::{DynTensor, DynView};
+pub use error::{TensorError, TensorOpError, TensorViewError};
+pub use float::Float;
+pub use rank::{BroadcastRank, KeepDim, MAX_RANK, MatrixRank, Rank, ReduceDim, RemoveAxis, RemoveDim};
+pub use storage::{Tensor, copying_transpose};
+pub use view::View;

@@ -1,0 +1,139 @@
+//! `map_unary` and `map_binary`: elementwise closures over views.
+
+use super::{check_output_shape, output_buffer};
+use crate::tensor::error::TensorOpError;
+use crate::tensor::kernels::map::{self as kernel, Operand};
+use crate::tensor::kernels::sink::{SliceSink, Sink};
+use crate::tensor::kernels::Strided;
+use crate::tensor::layout;
+use crate::tensor::rank::{BroadcastRank, Rank};
+use crate::tensor::storage::Tensor;
+use crate::tensor::view::View;
+
+/// Rank-erased `map_unary` shared by the ranked and dynamic APIs.
+pub(crate) fn unary_core<A: Copy, B: Copy>(
+    input: Strided<'_, '_, A>,
+    op: impl FnMut(A) -> B,
+    sink: &mut impl Sink<B>,
+) {
+    let operand = Operand { data: input.data, strides: input.strides, base: input.base };
+    kernel::map_unary(input.shape, operand, op, sink);
+}
+
+/// Rank-erased `map_binary` over an already checked broadcast `shape`.
+pub(crate) fn binary_core<A: Copy, B: Copy, C: Copy>(
+    shape: &[usize],
+    left: Strided<'_, '_, A>,
+    right: Strided<'_, '_, B>,
+    op: impl FnMut(A, B) -> C,
+    sink: &mut impl Sink<C>,
+) {
+    let mut left_strides = vec![0; shape.len()];
+    let mut right_strides = vec![0; shape.len()];
+    layout::broadcast_strides(left.shape, left.strides, shape, &mut left_strides);
+    layout::broadcast_strides(right.shape, right.strides, shape, &mut right_strides);
+    let left = Operand { data: left.data, strides: &left_strides, base: left.base };
+    let right = Operand { data: right.data, strides: &right_strides, base: right.base };
+    kernel::map_binary(shape, left, right, op, sink);
+}
+
+/// Applies `op` to every value, in logical row-major order, into a new tensor.
+///
+/// Shapes: `[..]` -> the same shape, rank `R` kept; any `Copy` types
+/// `A -> B` (e.g. `f64 -> bool` for a mask). `op` runs exactly once per
+/// value, in logical row-major order whatever the layout, and never for an
+/// empty view. ≈ NumPy ufuncs, PyTorch elementwise ops.
+///
+/// # Errors
+/// [`TensorOpError::OutputAllocationFailed`] if the output cannot be reserved.
+///
+/// ```
+/// use llm_from_scratch::tensor::{ops::map_unary, Tensor};
+/// let t = Tensor::from_vec([2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+/// let squares = map_unary(&t.view(), |x| x * x)?;          // [2, 3] -> [2, 3]
+/// assert_eq!(squares.as_slice(), &[1.0, 4.0, 9.0, 16.0, 25.0, 36.0]);
+/// let mask: Tensor<2, bool> = map_unary(&t.view(), |x| x > 3.0)?;
+/// assert_eq!(mask.as_slice(), &[false, false, false, true, true, true]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn map_unary<const R: usize, A: Copy, B: Copy>(
+    input: &View<'_, R, A>,
+    op: impl FnMut(A) -> B,
+) -> Result<Tensor<R, B>, TensorOpError> {
+    let mut values = output_buffer(input.len())?;
+    unary_core(input.strided(), op, &mut values);
+    Ok(Tensor::from_vec(*input.shape(), values)?)
+}
+
+/// [`map_unary`] into a caller's tensor of the same shape, reusing its storage.
+///
+/// # Errors
+/// [`TensorOpError::OutputShapeMismatch`] if `out` has another shape.
+pub fn map_unary_into<const R: usize, A: Copy, B: Copy>(
+    input: &View<'_, R, A>,
+    op: impl FnMut(A) -> B,
+    out: &mut Tensor<R, B>,
+) -> Result<(), TensorOpError> {
+    check_output_shape(input.shape(), out.shape())?;
+    unary_core(input.strided(), op, &mut SliceSink::new(out.as_mut_slice()));
+    Ok(())
+}
+
+/// Combines two views elementwise after broadcasting them (NumPy's rule,
+/// see [`broadcast_shape`](super::broadcast_shape)); no input is copied:
+/// broadcast axes are read with stride 0.
+///
+/// Shapes: `[L]` and `[M]` -> the broadcast shape, rank `max(L, M)`
+/// inferred; a rank-0 operand broadcasts to anything. `op(left, right)`
+/// runs exactly once per output element, in logical row-major order, left
+/// value first, and never for an empty output.
+///
+/// # Errors
+/// - [`TensorOpError::IncompatibleBroadcast`] (leftmost failing output axis);
+/// - `TensorOpError::Tensor(TensorError::ShapeOverflow)` for an overflowing output;
+/// - [`TensorOpError::OutputAllocationFailed`] if the output cannot be reserved.
+///
+/// ```
+/// use llm_from_scratch::tensor::{ops::map_binary, Tensor};
+/// let tokens = Tensor::from_vec([2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+/// let bias = Tensor::from_vec([3], vec![10.0, 20.0, 30.0])?;
+/// let biased = map_binary(&tokens.view(), &bias.view(), |x, b| x + b)?; // [2,3] + [3] -> [2,3]
+/// assert_eq!(biased.as_slice(), &[11.0, 22.0, 33.0, 14.0, 25.0, 36.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn map_binary<const L: usize, const M: usize, const O: usize, A: Copy, B: Copy, C: Copy>(
+    left: &View<'_, L, A>,
+    right: &View<'_, M, B>,
+    op: impl FnMut(A, B) -> C,
+) -> Result<Tensor<O, C>, TensorOpError>
+where
+    Rank<L>: BroadcastRank<Rank<M>, Output = Rank<O>>,
+{
+    let mut shape = [0; O];
+    let len = layout::broadcast_into(left.shape(), right.shape(), &mut shape)?;
+    let mut values = output_buffer(len)?;
+    binary_core(&shape, left.strided(), right.strided(), op, &mut values);
+    Ok(Tensor::from_vec(shape, values)?)
+}
+
+/// [`map_binary`] into a caller's tensor of the broadcast shape, reusing its storage.
+///
+/// # Errors
+/// As for [`map_binary`] (but no allocation), and
+/// [`TensorOpError::OutputShapeMismatch`] if `out` does not have the broadcast shape.
+pub fn map_binary_into<const L: usize, const M: usize, const O: usize, A: Copy, B: Copy, C: Copy>(
+    left: &View<'_, L, A>,
+    right: &View<'_, M, B>,
+    op: impl FnMut(A, B) -> C,
+    out: &mut Tensor<O, C>,
+) -> Result<(), TensorOpError>
+where
+    Rank<L>: BroadcastRank<Rank<M>, Output = Rank<O>>,
+{
+    let mut shape = [0; O];
+    layout::broadcast_into(left.shape(), right.shape(), &mut shape)?;
+    check_output_shape(&shape, out.shape())?;
+    let sink = &mut SliceSink::new(out.as_mut_slice());
+    binary_core(&shape, left.strided(), right.strided(), op, sink);
+    Ok(())
+}

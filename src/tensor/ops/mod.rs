@@ -1,0 +1,39 @@
+//! Operations on ranked views: broadcasting, elementwise maps, single-axis
+//! reductions (seed 003) and matrix products.
+//!
+//! Output ranks are computed by the traits of [`crate::tensor::rank`] and
+//! inferred at the call site: `sum_axis(&v3, 1, RemoveDim)?` is a
+//! `Tensor<2>`, `map_binary(&tokens2, &bias1, f)?` a `Tensor<2>`. Every op
+//! has an `_into` twin that writes into a caller's tensor so hot loops can
+//! reuse buffers. The dynamic API (`tensor::dynamic`) calls the same
+//! rank-erased cores defined here.
+
+mod broadcast;
+mod map;
+mod reduce;
+
+pub use broadcast::broadcast_shape;
+pub use map::{map_binary, map_binary_into, map_unary, map_unary_into};
+pub use reduce::{max_axis, max_axis_into, mean_axis, mean_axis_into, sum_axis, sum_axis_into};
+
+pub(crate) use map::{binary_core, unary_core};
+pub(crate) use reduce::Reduction;
+
+use crate::tensor::error::TensorOpError;
+
+/// An output buffer for `elements` values, reserved with `try_reserve`.
+pub(crate) fn output_buffer<T>(elements: usize) -> Result<Vec<T>, TensorOpError> {
+    crate::tensor::kernels::buffer(elements).ok_or(TensorOpError::OutputAllocationFailed { elements })
+}
+
+/// `OutputShapeMismatch` unless the caller's output has the expected shape.
+pub(crate) fn check_output_shape(expected: &[usize], actual: &[usize]) -> Result<(), TensorOpError> {
+    if expected == actual {
+        Ok(())
+    } else {
+        Err(TensorOpError::OutputShapeMismatch {
+            expected: expected.to_vec(),
+            actual: actual.to_vec(),
+        })
+    }
+}
