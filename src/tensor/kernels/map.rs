@@ -25,18 +25,21 @@ pub(crate) fn map_unary<A: Copy, B: Copy>(
 ) {
     let plan = Plan::new(shape, [input.strides], [input.base]);
     let [stride] = plan.run_strides;
-    let run_len = plan.run_len;
+    let n = plan.run_len;
     let data = input.data;
-    plan.for_each_run(|[start]| {
-        if stride == 1 {
-            sink.extend_run(data[start..start + run_len].iter().map(|&a| op(a)));
-        } else {
-            sink.extend_run(run_iter(data, start, stride, run_len).map(&mut op));
-        }
+    plan.for_each_run(|[start]| match stride {
+        1 => sink.extend_run(n, data[start..start + n].iter().map(|&a| op(a))),
+        _ => sink.extend_run(n, run_iter(data, start, stride, n).map(&mut op)),
     });
 }
 
 /// `sink <- op(left, right)` over the broadcast `shape`, in logical row-major order.
+///
+/// The innermost run is dispatched once per run on its two strides: both
+/// dense (a zip of two slices), one side a stride-0 splat (the value is read
+/// once per run, e.g. a bias `[C]` added to `[B, T, C]` after coalescing
+/// `B, T` into one outer axis), or the general strided gather. Every path
+/// calls `op` once per output element, in order, left value first.
 pub(crate) fn map_binary<A: Copy, B: Copy, C: Copy>(
     shape: &[usize],
     left: Operand<'_, '_, A>,
@@ -44,26 +47,30 @@ pub(crate) fn map_binary<A: Copy, B: Copy, C: Copy>(
     mut op: impl FnMut(A, B) -> C,
     sink: &mut impl Sink<C>,
 ) {
-    let plan = Plan::new(shape, [left.strides, right.strides], [left.base, right.base]);
+    let plan = Plan::new(
+        shape,
+        [left.strides, right.strides],
+        [left.base, right.base],
+    );
     let [left_stride, right_stride] = plan.run_strides;
     let n = plan.run_len;
     let (ld, rd) = (left.data, right.data);
     plan.for_each_run(|[l, r]| match (left_stride, right_stride) {
         (1, 1) => {
             let pairs = ld[l..l + n].iter().zip(&rd[r..r + n]);
-            sink.extend_run(pairs.map(|(&a, &b)| op(a, b)));
+            sink.extend_run(n, pairs.map(|(&a, &b)| op(a, b)));
         }
         (1, 0) => {
             let b = rd[r];
-            sink.extend_run(ld[l..l + n].iter().map(|&a| op(a, b)));
+            sink.extend_run(n, ld[l..l + n].iter().map(|&a| op(a, b)));
         }
         (0, 1) => {
             let a = ld[l];
-            sink.extend_run(rd[r..r + n].iter().map(|&b| op(a, b)));
+            sink.extend_run(n, rd[r..r + n].iter().map(|&b| op(a, b)));
         }
         _ => {
             let pairs = run_iter(ld, l, left_stride, n).zip(run_iter(rd, r, right_stride, n));
-            sink.extend_run(pairs.map(|(a, b)| op(a, b)));
+            sink.extend_run(n, pairs.map(|(a, b)| op(a, b)));
         }
     });
 }

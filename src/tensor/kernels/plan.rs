@@ -49,7 +49,8 @@ impl<const N: usize> Plan<N> {
         let len = if empty {
             0
         } else {
-            axes.iter().fold(run_len, |count, (extent, _)| count * extent)
+            axes.iter()
+                .fold(run_len, |count, (extent, _)| count * extent)
         };
         Self {
             outer: axes.iter().map(|(extent, _)| *extent).collect(),
@@ -76,16 +77,32 @@ impl<const N: usize> Plan<N> {
 
     /// Calls `run(starts)` once per innermost run, in logical row-major order;
     /// each run has `run_len` elements stepping by `run_strides`.
+    ///
+    /// The last outer axis is a plain counted loop (no odometer step per
+    /// run), so layouts with many short runs (split/merge heads: runs of 64)
+    /// pay little per run; the odometer state is allocated once per call.
     pub(crate) fn for_each_run(&self, mut run: impl FnMut([usize; N])) {
         if self.len == 0 {
             return;
         }
-        let mut position = vec![0_usize; self.outer.len()];
+        let Some(last) = self.outer.len().checked_sub(1) else {
+            run(self.bases);
+            return;
+        };
+        let (extent, step) = self.outer_axis(last);
+        let mut position = vec![0_usize; last];
         let mut starts = self.bases;
         loop {
-            run(starts);
-            // Odometer over the outer axes, last axis fastest.
-            let mut axis = self.outer.len();
+            let mut at = starts;
+            run(at);
+            for _ in 1..extent {
+                for (start, step) in at.iter_mut().zip(step) {
+                    *start += step;
+                }
+                run(at);
+            }
+            // Odometer over the other outer axes, last axis fastest.
+            let mut axis = last;
             loop {
                 if axis == 0 {
                     return;
@@ -117,7 +134,11 @@ pub(crate) fn run_iter<T: Copy>(
     len: usize,
 ) -> impl Iterator<Item = T> + '_ {
     let step = stride.max(1);
-    let end = if stride == 0 { start + 1 } else { start + (len - 1) * stride + 1 };
+    let end = if stride == 0 {
+        start + 1
+    } else {
+        start + (len - 1) * stride + 1
+    };
     let repeat = if stride == 0 { len } else { 1 };
     data[start..end]
         .iter()
@@ -132,7 +153,10 @@ mod tests {
     #[test]
     fn dense_layout_is_one_run() {
         let plan = Plan::new(&[2, 3, 4], [&[12, 4, 1]], [5]);
-        assert_eq!((plan.outer_rank(), plan.run_len, plan.run_strides), (0, 24, [1]));
+        assert_eq!(
+            (plan.outer_rank(), plan.run_len, plan.run_strides),
+            (0, 24, [1])
+        );
     }
 
     #[test]
@@ -141,7 +165,26 @@ mod tests {
         let plan = Plan::new(&[3, 2], [&[1, 3]], [0]);
         let mut starts = Vec::new();
         plan.for_each_run(|[s]| starts.push(s));
-        assert_eq!((starts, plan.run_len, plan.run_strides), (vec![0, 1, 2], 2, [3]));
+        assert_eq!(
+            (starts, plan.run_len, plan.run_strides),
+            (vec![0, 1, 2], 2, [3])
+        );
+    }
+
+    #[test]
+    fn runs_of_several_outer_axes_follow_row_major_order() {
+        use super::super::offsets::StridedOffsets;
+        // A permuted [4, 3, 5, 2] owner (strides [30, 10, 2, 1]) as [5, 3, 4, 2].
+        let (shape, strides) = ([5, 3, 4, 2], [2, 10, 30, 1]);
+        let plan = Plan::new(&shape, [&strides, &[24, 8, 2, 1]], [3, 0]);
+        let mut seen = Vec::new();
+        plan.for_each_run(|[x, o]| {
+            seen.extend((0..plan.run_len).map(|k| (x + k * plan.run_strides[0], o + k)));
+        });
+        let expected: Vec<_> = StridedOffsets::new(&shape, &strides, 3, 120)
+            .zip(0..120)
+            .collect();
+        assert_eq!(seen, expected);
     }
 
     #[test]
