@@ -14,7 +14,8 @@
 //!
 //! `COMPARE_ALLOC_PROBE=N` skips the benchmarks and runs only the rank-4
 //! view-transform chain `N` times, so `valgrind` can show that the chain
-//! allocates nothing (the heap count does not grow with `N`, see BENCHMARKS.md).
+//! allocates nothing (the heap count does not grow with `N`, see BENCHMARKS.md);
+//! `COMPARE_PROBE_SIDE=ndarray` runs ndarray's chain instead.
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, SamplingMode};
@@ -651,12 +652,21 @@ fn report() {
     println!("{{{}}}", json.join(","));
 }
 
-/// `COMPARE_ALLOC_PROBE=N`: only the chain, `N` times, for a heap profiler.
+/// `COMPARE_ALLOC_PROBE=N`: only the chain, `N` times, for a heap profiler
+/// (`COMPARE_PROBE_SIDE=ndarray` runs ndarray's chain instead, for callgrind).
 fn alloc_probe(times: usize) {
-    let owner = Tensor::from_vec([8, 16, 32, 64], values::<f64>(1 << 18)).unwrap();
+    let values = values::<f64>(1 << 18);
     let mut checksum = 0;
-    for _ in 0..times {
-        checksum += chain(black_box(owner.view())).base_offset();
+    if std::env::var("COMPARE_PROBE_SIDE").is_ok_and(|side| side == "ndarray") {
+        let array = Array4::from_shape_vec((8, 16, 32, 64), values).unwrap();
+        for _ in 0..times {
+            checksum += chain_nd(black_box(array.view())).len();
+        }
+    } else {
+        let owner = Tensor::from_vec([8, 16, 32, 64], values).unwrap();
+        for _ in 0..times {
+            checksum += chain(black_box(owner.view())).base_offset();
+        }
     }
     println!("chains: {times}, checksum {checksum}");
 }

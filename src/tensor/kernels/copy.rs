@@ -12,17 +12,18 @@ use super::plan::{Plan, run_iter};
 use super::sink::Sink;
 
 /// Tile height: output rows per tile, i.e. consecutive source elements read
-/// from each source line (128 f64 = 16 cache lines per source row).
-const TILE_ROWS: usize = 128;
-/// Tile width: output elements written per output row per tile (32 f64 =
-/// 4 cache lines), i.e. source rows visited per output row.
+/// from each source row (256 f64 = 32 cache lines per source row).
+const TILE_ROWS: usize = 256;
+/// Tile width: output elements written per output row per tile (64 f64 =
+/// 8 cache lines), i.e. source rows read side by side.
 ///
-/// Measured on a 4096×4096 f64 transpose (see BENCHMARKS.md): 32×32 tiles
-/// ran at ~4.5× memcpy, 128×32 at ~3×; tall tiles reuse every source line
-/// for 8 (f64) output rows before it leaves L1, wide ones only fill the
-/// output with short bursts. Square micro-tiles staged through registers
-/// and strided writes were both slower here.
-const TILE_COLUMNS: usize = 32;
+/// Measured on 4096×4096 transposes into a reused output (BENCHMARKS.md):
+/// 32×32 tiles ran at ~4.5× memcpy, 128×32 at ~3.1×, 256×64 at ~2.9× (f64)
+/// and ~3.2× (f32). Tall tiles reuse every source line for 8 (f64) output
+/// rows before it leaves L1 and keep many read streams in flight; square
+/// 8×8 register micro-tiles, strided writes and staging through a buffer
+/// were all slower here.
+const TILE_COLUMNS: usize = 64;
 /// Shortest extents worth tiling; below this a plain gather is as fast.
 const MIN_TILE_EXTENT: usize = 16;
 
