@@ -392,6 +392,8 @@ fn sweep(c: &mut Criterion) {
         timed(&mut g, &name, "ndarray", || {
             array.t().as_standard_layout().into_owned()
         });
+        // The physical reference: a plain copy of the same bytes.
+        memcpy_case::<f64>(&mut g, &name, side * side);
         // The kernel alone: a reused output, so no allocation or page faults.
         let mut out = Tensor::zeros([side, side]).unwrap();
         timed(&mut g, &name, "ours_into", || {
@@ -624,6 +626,7 @@ fn report() {
         ("ours", "materialize"),
         ("ours_into", "materialize_into"),
         ("ndarray", "ndarray"),
+        ("memcpy", "memcpy (reference)"),
     ] {
         let per_element: Vec<f64> = SWEEP
             .iter()

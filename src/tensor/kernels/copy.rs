@@ -5,8 +5,9 @@
 //!   memcpy) when the run is dense, a fill when it is a stride-0 splat, a
 //!   strided gather otherwise;
 //! - tiles: when the innermost run is strided but another axis is dense in
-//!   the source (a transposed block), copy rectangular tiles so the reads
-//!   stay within a few source lines and the writes within a few output rows.
+//!   the source (a transposed block) and the copy is larger than L2-ish
+//!   sizes, copy rectangular tiles so every source line fetched is used for
+//!   several output rows before it is evicted.
 
 use super::plan::{Plan, run_iter};
 use super::sink::Sink;
@@ -24,6 +25,10 @@ const TILE_ROWS: usize = 256;
 /// 8×8 register micro-tiles, strided writes and staging through a buffer
 /// were all slower here.
 const TILE_COLUMNS: usize = 64;
+/// Smallest copy worth tiling: below this the source sits in L1/L2 anyway,
+/// and a plain gather needs no pre-filled output (the fresh `Vec` sink
+/// must initialize its slots before a tile can write them out of order).
+const MIN_TILED_BYTES: usize = 1 << 17;
 /// Shortest extents worth tiling; below this a plain gather is as fast.
 const MIN_TILE_EXTENT: usize = 16;
 
@@ -39,7 +44,8 @@ pub(crate) fn copy<T: Copy>(
     if plan.len == 0 {
         return;
     }
-    if let Some(tile_axis) = tile_axis(&plan) {
+    let tiled = plan.len * size_of::<T>() >= MIN_TILED_BYTES;
+    if let Some(tile_axis) = tile_axis(&plan).filter(|_| tiled) {
         let out = sink.next_slots(plan.len, data[base]);
         tiled_copy(data, &plan, tile_axis, out);
         return;

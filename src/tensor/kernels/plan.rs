@@ -126,24 +126,18 @@ impl<const N: usize> Plan<N> {
 
 /// The `len` elements of a run starting at `start` with `stride`, as an iterator.
 /// `stride == 0` repeats one element (a broadcast axis).
+///
+/// A map over a `Range`: exact length and `TrustedLen`, so `Vec::extend`
+/// reserves once and writes without a capacity check per element (a
+/// `step_by`/`flat_map` chain has neither and ran ~3× slower per element).
 #[inline]
 pub(crate) fn run_iter<T: Copy>(
     data: &[T],
     start: usize,
     stride: usize,
     len: usize,
-) -> impl Iterator<Item = T> + '_ {
-    let step = stride.max(1);
-    let end = if stride == 0 {
-        start + 1
-    } else {
-        start + (len - 1) * stride + 1
-    };
-    let repeat = if stride == 0 { len } else { 1 };
-    data[start..end]
-        .iter()
-        .step_by(step)
-        .flat_map(move |&value| std::iter::repeat_n(value, repeat))
+) -> impl ExactSizeIterator<Item = T> + '_ {
+    (0..len).map(move |k| data[start + k * stride])
 }
 
 #[cfg(test)]
