@@ -36,11 +36,15 @@ fn write_axis<T: Display>(
         return write!(f, "{}", value(start));
     }
     let extent = shape[depth];
-    let step = if extent == 0 { 0 } else { block / extent };
+    let step = block.checked_div(extent).unwrap_or(0);
     let separator = if depth + 1 == shape.len() {
         ", ".to_string()
     } else {
-        format!(",{}{}", "\n".repeat(shape.len() - depth - 1), " ".repeat(depth + 1))
+        format!(
+            ",{}{}",
+            "\n".repeat(shape.len() - depth - 1),
+            " ".repeat(depth + 1)
+        )
     };
     f.write_char('[')?;
     let mut first = true;
@@ -56,7 +60,15 @@ fn write_axis<T: Display>(
             f.write_str(&separator)?;
         }
         first = false;
-        write_axis(f, shape, depth + 1, start + i * step, step, summarize, value)?;
+        write_axis(
+            f,
+            shape,
+            depth + 1,
+            start + i * step,
+            step,
+            summarize,
+            value,
+        )?;
     }
     f.write_char(']')
 }
@@ -156,22 +168,50 @@ impl LayoutTrace {
 
     /// Adds a row for an owner; the first row naming a storage is "new owner `label`".
     pub fn owner<const R: usize, T>(&mut self, label: &str, tensor: &Tensor<R, T>) -> &mut Self {
-        self.push(label, tensor.as_slice(), tensor.shape(), tensor.strides(), 0, tensor.len())
+        self.push(
+            label,
+            tensor.as_slice(),
+            tensor.shape(),
+            tensor.strides(),
+            0,
+            tensor.len(),
+        )
     }
 
     /// Adds a row for a view: "shares `owner`" when it borrows a storage seen before.
     pub fn view<const R: usize, T>(&mut self, label: &str, view: &View<'_, R, T>) -> &mut Self {
-        self.push(label, view.storage(), view.shape(), view.strides(), view.base_offset(), view.len())
+        self.push(
+            label,
+            view.storage(),
+            view.shape(),
+            view.strides(),
+            view.base_offset(),
+            view.len(),
+        )
     }
 
     /// Adds a row for a dynamic view.
     pub fn dyn_view<T>(&mut self, label: &str, view: &DynView<'_, T>) -> &mut Self {
-        self.push(label, view.storage(), view.shape(), view.strides(), view.base_offset(), view.len())
+        self.push(
+            label,
+            view.storage(),
+            view.shape(),
+            view.strides(),
+            view.base_offset(),
+            view.len(),
+        )
     }
 
     /// Adds a row for an owner whose rank is known only at run time.
     pub fn dyn_owner<T>(&mut self, label: &str, tensor: &DynTensor<T>) -> &mut Self {
-        self.push(label, tensor.as_slice(), tensor.shape(), tensor.strides(), 0, tensor.len())
+        self.push(
+            label,
+            tensor.as_slice(),
+            tensor.shape(),
+            tensor.strides(),
+            0,
+            tensor.len(),
+        )
     }
 
     /// Adds a row for a rejected request, with the error's message.
@@ -211,7 +251,8 @@ impl LayoutTrace {
                 format!("new owner {label}")
             }
         };
-        let offsets = super::kernels::offsets::StridedOffsets::new(shape, strides, base_offset, len);
+        let offsets =
+            super::kernels::offsets::StridedOffsets::new(shape, strides, base_offset, len);
         self.rows.push(TraceRow {
             label: label.to_string(),
             shape: shape.to_vec(),
@@ -234,14 +275,30 @@ fn list(values: &[usize]) -> String {
 /// An aligned text table, one row per entry, for a terminal.
 impl Display for LayoutTrace {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        let header = ["request", "shape", "strides", "base", "logical offsets", "contiguous", "storage"];
+        let header = [
+            "request",
+            "shape",
+            "strides",
+            "base",
+            "logical offsets",
+            "contiguous",
+            "storage",
+        ];
         let cells: Vec<[String; 7]> = self
             .rows
             .iter()
             .map(|row| {
                 if row.rejected {
                     let dash = || "-".to_string();
-                    return [row.label.clone(), dash(), dash(), dash(), dash(), dash(), row.storage.clone()];
+                    return [
+                        row.label.clone(),
+                        dash(),
+                        dash(),
+                        dash(),
+                        dash(),
+                        dash(),
+                        row.storage.clone(),
+                    ];
                 }
                 let (first, total) = &row.offsets;
                 let mut offsets = list(first);
@@ -273,7 +330,11 @@ impl Display for LayoutTrace {
                 .enumerate()
                 .map(|(i, (cell, width))| {
                     let pad = width - cell.chars().count();
-                    if i + 1 == row.len() { cell.clone() } else { format!("{cell}{}", " ".repeat(pad)) }
+                    if i + 1 == row.len() {
+                        cell.clone()
+                    } else {
+                        format!("{cell}{}", " ".repeat(pad))
+                    }
                 })
                 .collect();
             writeln!(f, "{}", padded.join(" | ").trim_end())
