@@ -68,7 +68,11 @@ fn reduce_dyn<F: Float>(
     reduction: Reduction,
 ) -> Result<DynTensor<F>, TensorOpError> {
     let rank = input.rank();
-    let out_rank = if keep_dim { rank } else { rank.saturating_sub(1) };
+    let out_rank = if keep_dim {
+        rank
+    } else {
+        rank.saturating_sub(1)
+    };
     let mut shape = vec![0; out_rank];
     let values = reduction.fresh(input.strided(), axis, keep_dim, &mut shape)?;
     Ok(DynTensor::from_vec(shape, values)?)

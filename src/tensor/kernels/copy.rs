@@ -25,7 +25,12 @@ pub(crate) fn copy<T: Copy>(
         return;
     }
     if let Some(tile_axis) = tile_axis(&plan) {
-        tiled_copy(data, &plan, tile_axis, sink.next_slots(plan.len, data[base]));
+        tiled_copy(
+            data,
+            &plan,
+            tile_axis,
+            sink.next_slots(plan.len, data[base]),
+        );
         return;
     }
     let [stride] = plan.run_strides;
@@ -132,7 +137,13 @@ mod tests {
         let data: Vec<usize> = (0..3 * 40 * 33).collect();
         // [3, 40, 33] owner viewed as [3, 33, 40] (last two axes swapped).
         let mut out = vec![0; data.len()];
-        copy(&data, &[3, 33, 40], &[1320, 1, 33], 0, &mut SliceSink::new(&mut out));
+        copy(
+            &data,
+            &[3, 33, 40],
+            &[1320, 1, 33],
+            0,
+            &mut SliceSink::new(&mut out),
+        );
         let expected: Vec<usize> = (0..3)
             .flat_map(|b| (0..33).flat_map(move |c| (0..40).map(move |r| b * 1320 + r * 33 + c)))
             .collect();

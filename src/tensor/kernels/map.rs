@@ -44,7 +44,11 @@ pub(crate) fn map_binary<A: Copy, B: Copy, C: Copy>(
     mut op: impl FnMut(A, B) -> C,
     sink: &mut impl Sink<C>,
 ) {
-    let plan = Plan::new(shape, [left.strides, right.strides], [left.base, right.base]);
+    let plan = Plan::new(
+        shape,
+        [left.strides, right.strides],
+        [left.base, right.base],
+    );
     let [left_stride, right_stride] = plan.run_strides;
     let n = plan.run_len;
     let (ld, rd) = (left.data, right.data);

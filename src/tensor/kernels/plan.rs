@@ -49,7 +49,8 @@ impl<const N: usize> Plan<N> {
         let len = if empty {
             0
         } else {
-            axes.iter().fold(run_len, |count, (extent, _)| count * extent)
+            axes.iter()
+                .fold(run_len, |count, (extent, _)| count * extent)
         };
         Self {
             outer: axes.iter().map(|(extent, _)| *extent).collect(),
@@ -117,7 +118,11 @@ pub(crate) fn run_iter<T: Copy>(
     len: usize,
 ) -> impl Iterator<Item = T> + '_ {
     let step = stride.max(1);
-    let end = if stride == 0 { start + 1 } else { start + (len - 1) * stride + 1 };
+    let end = if stride == 0 {
+        start + 1
+    } else {
+        start + (len - 1) * stride + 1
+    };
     let repeat = if stride == 0 { len } else { 1 };
     data[start..end]
         .iter()
@@ -132,7 +137,10 @@ mod tests {
     #[test]
     fn dense_layout_is_one_run() {
         let plan = Plan::new(&[2, 3, 4], [&[12, 4, 1]], [5]);
-        assert_eq!((plan.outer_rank(), plan.run_len, plan.run_strides), (0, 24, [1]));
+        assert_eq!(
+            (plan.outer_rank(), plan.run_len, plan.run_strides),
+            (0, 24, [1])
+        );
     }
 
     #[test]
@@ -141,7 +149,10 @@ mod tests {
         let plan = Plan::new(&[3, 2], [&[1, 3]], [0]);
         let mut starts = Vec::new();
         plan.for_each_run(|[s]| starts.push(s));
-        assert_eq!((starts, plan.run_len, plan.run_strides), (vec![0, 1, 2], 2, [3]));
+        assert_eq!(
+            (starts, plan.run_len, plan.run_strides),
+            (vec![0, 1, 2], 2, [3])
+        );
     }
 
     #[test]

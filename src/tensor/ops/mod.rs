@@ -23,11 +23,15 @@ use crate::tensor::error::TensorOpError;
 
 /// An output buffer for `elements` values, reserved with `try_reserve`.
 pub(crate) fn output_buffer<T>(elements: usize) -> Result<Vec<T>, TensorOpError> {
-    crate::tensor::kernels::buffer(elements).ok_or(TensorOpError::OutputAllocationFailed { elements })
+    crate::tensor::kernels::buffer(elements)
+        .ok_or(TensorOpError::OutputAllocationFailed { elements })
 }
 
 /// `OutputShapeMismatch` unless the caller's output has the expected shape.
-pub(crate) fn check_output_shape(expected: &[usize], actual: &[usize]) -> Result<(), TensorOpError> {
+pub(crate) fn check_output_shape(
+    expected: &[usize],
+    actual: &[usize],
+) -> Result<(), TensorOpError> {
     if expected == actual {
         Ok(())
     } else {

@@ -3,8 +3,8 @@
 use super::{check_output_shape, output_buffer};
 use crate::tensor::error::TensorOpError;
 use crate::tensor::float::Float;
-use crate::tensor::kernels::reduce::{Fold, Reduce, reduce};
 use crate::tensor::kernels::Strided;
+use crate::tensor::kernels::reduce::{Fold, Reduce, reduce};
 use crate::tensor::layout;
 use crate::tensor::rank::{Rank, ReduceDim};
 use crate::tensor::storage::Tensor;
@@ -48,7 +48,11 @@ pub(crate) fn reduce_core<F: Float>(
 impl Reduction {
     /// Computes the checked reduction into `out` (row-major, output length).
     pub(crate) fn run<F: Float>(self, input: Strided<'_, '_, F>, axis: usize, out: &mut [F]) {
-        let fold = if self == Reduction::Max { Fold::Max } else { Fold::Sum };
+        let fold = if self == Reduction::Max {
+            Fold::Max
+        } else {
+            Fold::Sum
+        };
         let kernel_input = Reduce {
             data: input.data,
             shape: input.shape,
