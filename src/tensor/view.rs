@@ -269,7 +269,7 @@ impl<'a, const R: usize, T> View<'a, R, T> {
             axis,
             range,
         )?;
-        view.len = layout::checked_len(&view.shape)?;
+        view.len = layout::narrowed_len(&view.shape);
         Ok(view)
     }
 
@@ -294,7 +294,9 @@ impl<'a, const R: usize, T: Copy> View<'a, R, T> {
     ///
     /// # Errors
     /// [`TensorError::AllocationFailed`] (as `TensorViewError::Tensor`) if the
-    /// output cannot be reserved.
+    /// output cannot be reserved; [`TensorError::ShapeOverflow`] for an empty
+    /// view whose shape has no row-major layout (the transpose of
+    /// `[usize::MAX / 2, 3, 0]`), since no owner of that shape can exist.
     ///
     /// ```
     /// use llm_from_scratch::tensor::Tensor;
