@@ -10,7 +10,10 @@ mod pipeline;
 use llm_from_scratch::tensor::weights::{AlignedBytes, Weights};
 use pipeline::{Naming, max_abs_diff, reference_values};
 
-const FIXTURE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/minilm/layer0.safetensors");
+const FIXTURE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/minilm/layer0.safetensors"
+);
 
 fn fixture() -> AlignedBytes {
     AlignedBytes::read(FIXTURE).expect("the committed fixture is readable")
@@ -32,10 +35,22 @@ fn every_stage_matches_transformers_within_tolerance() {
     assert_eq!(out.probabilities.shape(), &[1, 12, 16, 16]);
     assert_eq!(out.context.shape(), &[1, 16, 384]);
     let stages = [
-        (out.embeddings.as_slice(), "reference.embedding_output", 1e-4),
-        (out.probabilities.as_slice(), "reference.attention_probs", 1e-5),
+        (
+            out.embeddings.as_slice(),
+            "reference.embedding_output",
+            1e-4,
+        ),
+        (
+            out.probabilities.as_slice(),
+            "reference.attention_probs",
+            1e-5,
+        ),
         (out.context.as_slice(), "reference.context", 1e-4),
-        (out.attention_output.as_slice(), "reference.attention_output", 1e-4),
+        (
+            out.attention_output.as_slice(),
+            "reference.attention_output",
+            1e-4,
+        ),
     ];
     for (ours, name, tolerance) in stages {
         let reference = reference_values(&weights, name).unwrap();
@@ -56,7 +71,11 @@ fn every_stage_matches_transformers_within_tolerance() {
 fn the_weights_are_borrowed_not_copied() {
     let bytes = fixture();
     let weights = Weights::parse(bytes.as_bytes()).unwrap();
-    for name in ["attention.query.weight", "attention.key.weight", "attention.value.weight"] {
+    for name in [
+        "attention.query.weight",
+        "attention.key.weight",
+        "attention.value.weight",
+    ] {
         assert!(weights.get::<2, f32>(name).unwrap().is_borrowed(), "{name}");
     }
 }
