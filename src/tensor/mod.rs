@@ -6,7 +6,7 @@
 //! | [`view`] | [`View<'a, R, T>`](View), a borrowed strided interpretation |
 //! | [`axes`] | compile-time axis lists for `transpose_axes` / `permute_axes` |
 //! | [`rank`] | rank arithmetic in the type system ([`Rank`], [`RemoveAxis`], [`BroadcastRank`]) |
-//! | [`ops`] | broadcasting, maps, reductions |
+//! | [`ops`] | broadcasting, maps, reductions, matrix products |
 //! | [`dynamic`] | the runtime-rank fallback [`DynTensor`](dynamic::DynTensor) / [`DynView`](dynamic::DynView) |
 //! | [`error`] | [`TensorError`], [`TensorViewError`], [`TensorOpError`] |
 //! | `weights` (feature `safetensors`) | views over a safetensors buffer |

@@ -10,13 +10,16 @@
 
 mod broadcast;
 mod map;
+mod matmul;
 mod reduce;
 
 pub use broadcast::broadcast_shape;
 pub use map::{map_binary, map_binary_into, map_unary, map_unary_into};
+pub use matmul::{matmul, matmul_into};
 pub use reduce::{max_axis, max_axis_into, mean_axis, mean_axis_into, sum_axis, sum_axis_into};
 
 pub(crate) use map::{binary_core, unary_core};
+pub(crate) use matmul::matmul_fresh;
 pub(crate) use reduce::Reduction;
 
 use crate::tensor::error::TensorOpError;
