@@ -165,7 +165,7 @@ pub fn run(
     let ln_b = weight::<1>(weights, naming, "embeddings.layer_norm.bias")?;
     let embeddings = layer_norm(&summed.view(), &ln_w.view(), &ln_b.view())?;
 
-    let project = |name: &str| -> Fallible<Tensor<2, f32>> {
+    let mut project = |name: &str| -> Fallible<Tensor<2, f32>> {
         let w = weight::<2>(weights, naming, &format!("attention.{name}.weight"))?;
         let b = weight::<1>(weights, naming, &format!("attention.{name}.bias"))?;
         trace.view(&format!("W_{name} (borrowed from the file)"), &w.view());
