@@ -279,7 +279,7 @@ fn a_scalar_broadcasts_to_any_rank_on_either_side() -> TestResult {
         broadcast_shape(&[], &[4, 5, 6, 7, 8, 9, 10, 11])?,
         [4, 5, 6, 7, 8, 9, 10, 11]
     );
-    assert_eq!(broadcast_shape(&[], &[])?, []);
+    assert_eq!(broadcast_shape(&[], &[])?, [0_usize; 0]);
     Ok(())
 }
 

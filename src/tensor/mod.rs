@@ -7,7 +7,7 @@
 //! | [`axes`] | compile-time axis lists for `transpose_axes` / `permute_axes` |
 //! | [`rank`] | rank arithmetic in the type system ([`Rank`], [`RemoveAxis`], [`BroadcastRank`]) |
 //! | [`ops`] | broadcasting, maps, reductions, matrix products |
-//! | [`dynamic`] | the runtime-rank fallback [`DynTensor`](dynamic::DynTensor) / [`DynView`](dynamic::DynView) |
+//! | [`dynamic`] | the runtime-rank fallback [`DynTensor`] / [`DynView`] |
 //! | [`error`] | [`TensorError`], [`TensorViewError`], [`TensorOpError`] |
 //! | `weights` (feature `safetensors`) | views over a safetensors buffer |
 //! | [`display`] | nested printing and the [`LayoutTrace`] table |
