@@ -113,6 +113,9 @@ fn run() -> Result<bool, String> {
         ),
     };
     let ids = args.tokens.clone().unwrap_or_else(|| fixture_ids.clone());
+    if naming == Naming::Fixture && ids != fixture_ids {
+        return Err("the fixture holds the embedding rows of its own sentence only; pass --model path/to/model.safetensors to use other --tokens".into());
+    }
     println!("all-MiniLM-L6-v2, layer 0, {} tokens: {ids:?}", ids.len());
     println!("weights: {}", args.model.as_deref().unwrap_or(FIXTURE));
     let outputs = pipeline::run(&weights, naming, &ids, HEADS).map_err(|e| e.to_string())?;

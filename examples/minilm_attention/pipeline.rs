@@ -168,7 +168,13 @@ pub fn run(
     let mut project = |name: &str| -> Fallible<Tensor<2, f32>> {
         let w = weight::<2>(weights, naming, &format!("attention.{name}.weight"))?;
         let b = weight::<1>(weights, naming, &format!("attention.{name}.bias"))?;
-        trace.view(&format!("W_{name} (borrowed from the file)"), &w.view());
+        trace
+            .source("the weights file", w.view().storage())
+            .view(&format!("W_{name} [out, in]"), &w.view())
+            .view(
+                &format!("W_{name}ᵀ [in, out] for x·Wᵀ"),
+                &w.view().transpose(0, 1)?,
+            );
         linear(&embeddings.view(), &w.view(), &b.view())
     };
     let (q, k, v) = (project("query")?, project("key")?, project("value")?);
@@ -186,15 +192,13 @@ pub fn run(
     let context_heads = matmul(&probabilities.view(), &v_heads)?; // [1, H, T, D]
     let merged_view = context_heads.view().permute([0, 2, 1, 3])?; // [1, T, H, D], not contiguous
     let merged = merged_view.materialize()?;
-    let context = merged
-        .view()
-        .reshape([1, tokens, q.shape()[1]])?
-        .materialize()?;
     trace
         .owner("P·V [1,H,T,D]", &context_heads)
         .view("permute [1,T,H,D]", &merged_view);
     trace.owner("materialize (merge heads)", &merged);
     let copied_bytes = merged.len() * size_of::<f32>();
+    // Reshaping an owner's contiguous values into [1, T, C] moves the Vec: no copy.
+    let context = Tensor::from_vec([1, tokens, q.shape()[1]], merged.into_vec())?;
 
     let flat = context.view().reshape([tokens, q.shape()[1]])?;
     let dense_w = weight::<2>(weights, naming, "attention.output.dense.weight")?;

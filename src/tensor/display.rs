@@ -228,6 +228,13 @@ impl LayoutTrace {
         )
     }
 
+    /// Names a borrowed buffer that is not a [`Tensor`] (a weights file, a
+    /// caller's `Vec`) without adding a row, so views of it say "shares `label`".
+    pub fn source<T>(&mut self, label: &str, storage: &[T]) -> &mut Self {
+        self.register(label, storage);
+        self
+    }
+
     /// Adds a row for a rejected request, with the error's message.
     pub fn rejected(&mut self, label: &str, error: &dyn Display) -> &mut Self {
         self.rows.push(TraceRow {
