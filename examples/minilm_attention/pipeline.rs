@@ -77,13 +77,18 @@ pub fn weight<'a, const R: usize>(
 }
 
 /// Rows `ids` of an embedding table `[V, C]` -> `[T, C]` (a gather: the one
-/// copy of the embedding step). An id outside the table is a typed
-/// `SliceEndOutOfBounds` error.
+/// copy of the embedding step). An id outside the table is an error naming it.
 pub fn gather(table: &View<'_, 2, f32>, ids: &[usize]) -> Fallible<Tensor<2, f32>> {
     let [_, width] = *table.shape();
     let mut values = Vec::new();
     values.try_reserve_exact(ids.len() * width)?;
     for &id in ids {
+        let vocabulary = table.shape()[0];
+        if id >= vocabulary {
+            return Err(
+                format!("token id {id} is not below the vocabulary size {vocabulary}").into(),
+            );
+        }
         values.extend(table.slice(0, id..id + 1)?.iter());
     }
     Ok(Tensor::from_vec([ids.len(), width], values)?)
