@@ -15,26 +15,40 @@ usage: cargo run --release --example attention_heads -- [FLAGS]
   --width C   model width, a multiple of H   (default 768, GPT-2 small's n_embd)
   -h, --help  this text
 
-Values may also be written --seq=128. Attention itself runs on the first
-min(T, 128) positions (fewer if the broadcast temporaries would exceed
-256 MiB); the layout steps, split and merge run at the full size.";
+Values may also be written --seq=128. Every step runs at the full size,
+attention included (matmul). The plain-loop reference checks every query
+row when that costs at most 2^27 multiply-adds, otherwise every 37th query
+row of every head plus the last one.";
 
-/// The longest prefix attention runs on.
-pub const MAX_PREFIX: usize = 128;
-/// Budget for one broadcast temporary `[B, H, Ta, Ta, D]`, in bytes.
-const TEMPORARY_BUDGET: u128 = 256 << 20;
 /// Everything this example keeps in memory at once must fit in this many bytes.
 pub const MEMORY_CAP: u128 = 2 << 30;
+/// The reference checks every query row while `2·B·T²·C` (its multiply-adds) stays within this.
+pub const FULL_CHECK_BUDGET: u128 = 1 << 27;
+/// Above the budget the reference checks every `SAMPLE_EVERY`-th query row, plus the last.
+pub const SAMPLE_EVERY: usize = 37;
 
 /// A validated run configuration.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Config {
     /// The sizes.
     pub dims: Dims,
-    /// Positions attention runs on (`Ta <= T`).
-    pub prefix: usize,
+    /// The reference checks query rows `0, every, 2·every, …` and the last.
+    pub check_every: usize,
     /// Estimated peak memory, in bytes.
     pub memory: u128,
+}
+
+impl Config {
+    /// The query rows the plain-loop reference checks (in every batch and head):
+    /// `0, every, 2·every, …` and `T - 1`, ascending.
+    pub fn checked_rows(&self) -> Vec<usize> {
+        let seq = self.dims.seq();
+        let mut rows: Vec<usize> = (0..seq).step_by(self.check_every).collect();
+        if rows.last() != Some(&(seq - 1)) {
+            rows.push(seq - 1);
+        }
+        rows
+    }
 }
 
 /// Why parsing stopped.
@@ -129,49 +143,49 @@ fn check(batch: usize, seq: usize, heads: usize, width: usize) -> Result<Config,
              than usize can count"
         ))
     })?;
-    let prefix = prefix(&dims);
-    let memory = memory(&dims, prefix);
+    let memory = memory(&dims);
     if memory > MEMORY_CAP {
         return Err(ArgsError::Usage(format!(
             "these sizes need about {} MiB of memory; this example keeps every tensor in memory \
-             and stops at {} MiB",
+             (four [B, H, T, T] attention tensors among them) and stops at {} MiB",
             memory >> 20,
             MEMORY_CAP >> 20
         )));
     }
+    let check_every = if reference_work(&dims) <= FULL_CHECK_BUDGET {
+        1
+    } else {
+        SAMPLE_EVERY
+    };
     Ok(Config {
         dims,
-        prefix,
+        check_every,
         memory,
     })
 }
 
-/// `Ta`: `min(T, 128)`, halved while one broadcast temporary
-/// `[B, H, Ta, Ta, D]` of `f64` would exceed its budget.
-fn prefix(dims: &Dims) -> usize {
-    let mut prefix = dims.seq().min(MAX_PREFIX);
-    while prefix > 1 && temporary(dims, prefix) > TEMPORARY_BUDGET {
-        prefix /= 2;
-    }
-    prefix
+/// Multiply-adds of the full plain-loop reference: `Q·Kᵀ` and `P·V`, each
+/// `B·H·T²·D = B·T²·C` (saturating: only compared against a budget).
+fn reference_work(dims: &Dims) -> u128 {
+    let [b, t, c] = [dims.batch(), dims.seq(), dims.width()].map(|x| x as u128);
+    [t, t, c, 2]
+        .iter()
+        .fold(b, |work, &x| work.saturating_mul(x))
 }
 
-/// Bytes of one `[B, H, Ta, Ta, D]` temporary (`B * Ta² * C` values).
-fn temporary(dims: &Dims, prefix: usize) -> u128 {
-    let values = dims.batch() as u128 * (prefix as u128).pow(2) * dims.width() as u128;
-    values * 8
-}
-
-/// Estimated peak bytes: at full size `n = B * T * C` values held about 11
-/// times (qkv 3n, Q/K/V copies 3n, stand-in n, merged n, reference up to
-/// 3n); on the prefix one temporary, ten `[B, H, Ta, Ta]` and four
-/// `[B, Ta, C]` tensors.
-fn memory(dims: &Dims, prefix: usize) -> u128 {
-    let [b, t, h, c, ta] =
-        [dims.batch(), dims.seq(), dims.heads(), dims.width(), prefix].map(|x| x as u128);
-    let full = 11 * b * t * c;
-    let square = 10 * b * h * ta * ta + 4 * b * ta * c;
-    (full + square) * 8 + temporary(dims, prefix)
+/// Estimated peak bytes (saturating): `n = B·T·C` values held about 14 times
+/// (qkv 3n, Q/K/V copies 3n, Y n, merged Y n, the checks up to 6n: growing
+/// reference vectors double their capacity), four
+/// `[B, H, T, T]` attention tensors of `f64` at once (scores, masked, exp,
+/// P; the raw `Q·Kᵀ` lives only beside the scores) and the `[T, T]` mask.
+fn memory(dims: &Dims) -> u128 {
+    let [b, t, h, c] = [dims.batch(), dims.seq(), dims.heads(), dims.width()].map(|x| x as u128);
+    let full = 14 * b * t * c * 8;
+    let square = [h, t, t, 4 * 8]
+        .iter()
+        .fold(b, |bytes, &x| bytes.saturating_mul(x));
+    full.saturating_add(square)
+        .saturating_add(t.saturating_mul(t))
 }
 
 #[cfg(test)]
@@ -190,17 +204,37 @@ mod tests {
     }
 
     #[test]
-    fn defaults_are_gpt2_small() {
+    fn defaults_are_gpt2_small_with_a_sampled_check() {
         let config = run(&[]).unwrap();
         assert_eq!(config.dims, Dims::new(1, 1024, 12, 64).unwrap());
-        assert_eq!(config.prefix, 128);
+        assert_eq!(config.check_every, 37);
+        let rows = config.checked_rows();
+        assert_eq!(rows.len(), 29, "0, 37, …, 999 and 1023");
+        assert_eq!(&rows[..3], &[0, 37, 74]);
+        assert_eq!(&rows[26..], &[962, 999, 1023]);
     }
 
     #[test]
     fn flags_take_separate_or_inline_values() {
         let config = run(&["--batch", "2", "--seq=8", "--heads", "4", "--width=32"]).unwrap();
         assert_eq!(config.dims, Dims::new(2, 8, 4, 8).unwrap());
-        assert_eq!(config.prefix, 8);
+        assert_eq!(config.check_every, 1);
+        assert_eq!(config.checked_rows(), (0..8).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn the_last_row_is_checked_once() {
+        // T = 75: rows 0, 37 and 74, where 74 is both a multiple and the last.
+        let config = Config {
+            check_every: 37,
+            ..run(&["--seq", "75"]).unwrap()
+        };
+        assert_eq!(config.checked_rows(), [0, 37, 74]);
+        let single = Config {
+            check_every: 37,
+            ..run(&["--seq", "1"]).unwrap()
+        };
+        assert_eq!(single.checked_rows(), [0]);
     }
 
     #[test]
@@ -229,8 +263,11 @@ mod tests {
     }
 
     #[test]
-    fn a_wide_head_shrinks_the_prefix() {
-        let config = run(&["--heads", "1", "--width", "4096"]).unwrap();
-        assert!(config.prefix < 128 && temporary(&config.dims, config.prefix) <= TEMPORARY_BUDGET);
+    fn the_memory_cap_counts_the_attention_tensors() {
+        // Four [B, 12, 1024, 1024] f64 tensors are 384 MiB per batch row:
+        // about 468 MiB per batch row in all, so 4 fit under 2 GiB and 5 do not.
+        assert!(run(&["--batch", "4"]).unwrap().memory <= MEMORY_CAP);
+        assert!(usage(&["--batch", "5"]).contains("[B, H, T, T]"));
+        assert!(usage(&["--seq", "8192"]).contains("MiB"));
     }
 }

@@ -24,25 +24,46 @@ pub enum Which {
     V = 2,
 }
 
-/// The attention results on a prefix of `ta` positions.
+/// The attention results on selected query rows `rows` (every key position
+/// `0..T` each): per batch, per head, per selected row, in that order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct NaiveAttention {
-    /// `Q·Kᵀ/√D` before masking, `[B, H, ta, ta]`.
+    /// `Q·Kᵀ/√D` before masking, `[B, H, R, T]` for `R = rows.len()`.
     pub scores: Vec<f64>,
-    /// Scores with `-inf` where `j > i`, `[B, H, ta, ta]`.
+    /// Scores with `-inf` where `j > i`, `[B, H, R, T]`.
     pub masked: Vec<f64>,
-    /// Row maxima of `masked`, `[B, H, ta]`.
+    /// Row maxima of `masked`, `[B, H, R]`.
     pub max: Vec<f64>,
-    /// `exp(masked - max)`, `[B, H, ta, ta]`.
+    /// `exp(masked - max)`, `[B, H, R, T]`.
     pub exps: Vec<f64>,
-    /// Row sums of `exps`, `[B, H, ta]`.
+    /// Row sums of `exps`, `[B, H, R]`.
     pub sums: Vec<f64>,
-    /// Causal softmax probabilities, `[B, H, ta, ta]`.
+    /// Causal softmax probabilities, `[B, H, R, T]`.
     pub probs: Vec<f64>,
-    /// `P·V`, `[B, H, ta, D]`.
+    /// `P·V`, `[B, H, R, D]`.
     pub out: Vec<f64>,
-    /// Heads merged, `[B, ta, C]`.
+    /// Heads merged, `[B, R, C]`.
     pub merged: Vec<f64>,
+}
+
+/// The rows `rows` of axis 2 of a row-major `[a, b, n, w]` buffer, as
+/// `[a, b, rows.len(), w]`: picks out of a pipeline output the rows the
+/// reference computed (index arithmetic only).
+pub fn select_rows(values: &[f64], shape: [usize; 4], rows: &[usize]) -> Vec<f64> {
+    let [outer, inner, n, w] = shape;
+    assert_eq!(
+        values.len(),
+        outer * inner * n * w,
+        "shape and values disagree"
+    );
+    let mut out = Vec::with_capacity(outer * inner * rows.len() * w);
+    for group in 0..outer * inner {
+        for &row in rows {
+            let start = (group * n + row) * w;
+            out.extend_from_slice(&values[start..start + w]);
+        }
+    }
+    out
 }
 
 impl<'a> Naive<'a> {
@@ -113,10 +134,11 @@ impl<'a> Naive<'a> {
         out
     }
 
-    /// Causal attention over the first `ta` positions: sums from +0.0 in
-    /// ascending index order, the stable softmax `exp(s - max) / sum`.
-    pub fn attention(&self, ta: usize) -> NaiveAttention {
-        let (heads, width) = (self.heads, self.head_width);
+    /// Causal attention for the query rows `rows` (each `< T`) over all `T`
+    /// keys: sums from +0.0 in ascending index order, the stable softmax
+    /// `exp(s - max) / sum`.
+    pub fn attention(&self, rows: &[usize]) -> NaiveAttention {
+        let (seq, heads, width) = (self.seq, self.heads, self.head_width);
         let scale = (width as f64).sqrt();
         let mut result = NaiveAttention {
             scores: Vec::new(),
@@ -126,12 +148,12 @@ impl<'a> Naive<'a> {
             sums: Vec::new(),
             probs: Vec::new(),
             out: Vec::new(),
-            merged: vec![0.0; self.batch * ta * heads * width],
+            merged: vec![0.0; self.batch * rows.len() * heads * width],
         };
         for b in 0..self.batch {
             for h in 0..heads {
-                for i in 0..ta {
-                    let mut row = vec![f64::NEG_INFINITY; ta];
+                for (r, &i) in rows.iter().enumerate() {
+                    let mut row = vec![f64::NEG_INFINITY; seq];
                     for (j, slot) in row.iter_mut().enumerate() {
                         let mut dot = 0.0;
                         for d in 0..width {
@@ -158,7 +180,7 @@ impl<'a> Naive<'a> {
                             acc += p * self.at(b, j, Which::V, h, d);
                         }
                         result.out.push(acc);
-                        result.merged[((b * ta + i) * heads + h) * width + d] = acc;
+                        result.merged[((b * rows.len() + r) * heads + h) * width + d] = acc;
                     }
                     result.probs.extend(probs);
                 }

@@ -6,7 +6,10 @@
 //! where values are shared and where they are copied. The example prints
 //! and audits those records; `tests/attention.rs` runs the same functions
 //! against a NumPy fixture. Nothing here copies values except
-//! [`View::materialize`], and every such call is recorded as [`Made::Copy`].
+//! [`View::materialize`], and every such call is recorded as [`Made::Copy`];
+//! `matmul` and the maps and reductions compute new values (op outputs).
+//! `matmul` packs small panels of its operands into its own bounded scratch
+//! while it multiplies: kernel working memory, not a materialized operand.
 
 use llm_from_scratch::prelude::*;
 use std::fmt::Arguments;
@@ -222,135 +225,77 @@ pub fn transpose_keys<'a>(
     Ok(kt)
 }
 
-/// `view` with a unit axis inserted at `axis` (`[.., n, ..]` -> `[.., 1, n, ..]`,
-/// NumPy `x[.., None, ..]`), through the checked [`View::from_parts`] over
-/// the same storage. `reshape` could insert it only into contiguous views;
-/// a unit axis never moves, so any layout can take one without a copy.
+/// `Q·Kᵀ / √D`: `q` `[B, H, T, D]` and `kt` `[B, H, D, T]` -> `[B, H, T, T]`
+/// (GPT-2 `w = tf.matmul(q, k, transpose_b=True)`, then `w * rsqrt(D)`).
+///
+/// `matmul` reads `kt`, the zero-copy transposed view (strides `[.., 1, C]`),
+/// as it is: nobody materializes `Kᵀ`. The raw product is a temporary,
+/// recorded as [`Made::Temporary`]; each score is the dot product summed
+/// from +0.0 in ascending `d`, then divided by `√D`.
 ///
 /// # Errors
-/// `AxisOutOfBounds` if `axis > 4`.
-pub fn unsqueeze<'a>(view: &View<'a, 4>, axis: usize) -> Result<View<'a, 5>, TensorViewError> {
-    if axis > 4 {
-        return Err(TensorViewError::AxisOutOfBounds { axis, rank: 5 });
-    }
-    let (mut shape, mut strides) = ([1; 5], [0; 5]);
-    let kept = (0..5).filter(|&out| out != axis);
-    for (out, source) in kept.zip(0..4) {
-        shape[out] = view.shape()[source];
-        strides[out] = view.strides()[source];
-    }
-    View::from_parts(view.storage(), shape, strides, view.base_offset())
-}
-
-/// `Q·Kᵀ / √D`: `q` `[B, H, Tq, D]` and `kt` `[B, H, D, Tk]` -> `[B, H, Tq, Tk]`.
-///
-/// Broadcasting: `q` as `[B, H, Tq, 1, D]` times `k` as `[B, H, 1, Tk, D]`
-/// (a temporary `[B, H, Tq, Tk, D]`), summed over `D` in ascending order,
-/// then divided by `√D`. A `matmul(q, kt)` followed by the division can
-/// replace the body; the signature stays.
-///
-/// # Errors
-/// `IncompatibleBroadcast` if the shapes do not pair up; `OutputAllocationFailed`.
+/// `MatmulInnerMismatch` if `q`'s `D` differs from `kt`'s; batch axes that do
+/// not broadcast; `OutputAllocationFailed`.
 pub fn scores(
     q: &View<'_, 4>,
     kt: &View<'_, 4>,
     rec: &mut impl Recorder,
 ) -> Result<Tensor<4>, TensorOpError> {
-    let k = kt.transpose(2, 3)?;
-    rec.view(format_args!("Kᵀ.transpose(2, 3) = K [B, H, Tk, D]"), &k);
-    let q5 = unsqueeze(q, 3)?;
-    rec.view(format_args!("Q[:, :, :, None, :]"), &q5);
-    let k5 = unsqueeze(&k, 2)?;
-    rec.view(format_args!("K[:, :, None, :, :]"), &k5);
-    let products = map_binary(&q5, &k5, |a, b| a * b)?;
-    rec.owner(format_args!("Q⊙K products"), Made::Temporary, &products);
-    let dots = sum_axis(&products.view(), 4, RemoveDim)?;
-    rec.owner(format_args!("Q·Kᵀ = sum over D"), Made::Temporary, &dots);
-    drop(products);
+    let dots = matmul(q, kt)?;
+    rec.owner(format_args!("Q·Kᵀ = matmul(Q, Kᵀ)"), Made::Temporary, &dots);
     let scale = (q.shape()[3] as f64).sqrt();
     map_unary(&dots.view(), |s| s / scale)
-}
-
-/// `P·V`: `p` `[B, H, Tq, Tk]` and `v` `[B, H, Tk, D]` -> `[B, H, Tq, D]`.
-///
-/// Broadcasting: `p` as `[B, H, Tq, Tk, 1]` times `v` as `[B, H, 1, Tk, D]`
-/// (a temporary `[B, H, Tq, Tk, D]`), summed over `Tk` in ascending order.
-/// A `matmul(p, v)` can replace the body; the signature stays.
-///
-/// # Errors
-/// `IncompatibleBroadcast` if the shapes do not pair up; `OutputAllocationFailed`.
-pub fn weighted_sum(
-    p: &View<'_, 4>,
-    v: &View<'_, 4>,
-    rec: &mut impl Recorder,
-) -> Result<Tensor<4>, TensorOpError> {
-    let p5 = unsqueeze(p, 4)?;
-    rec.view(format_args!("P[:, :, :, :, None]"), &p5);
-    let v5 = unsqueeze(v, 2)?;
-    rec.view(format_args!("V[:, :, None, :, :]"), &v5);
-    let products = map_binary(&p5, &v5, |w, x| w * x)?;
-    rec.owner(format_args!("P⊙V products"), Made::Temporary, &products);
-    sum_axis(&products.view(), 3, RemoveDim)
 }
 
 /// Every owner of the attention step, kept alive so a layout trace never
 /// sees a freed address reused.
 #[derive(Debug)]
 pub struct Attention {
-    /// `0..Ta` as `[Ta]`.
+    /// `0..T` as `[T]`.
     pub positions: Tensor<1, usize>,
-    /// `mask[i, j] = j <= i`, `[Ta, Ta]`.
+    /// `mask[i, j] = j <= i`, `[T, T]`.
     pub mask: Tensor<2, bool>,
-    /// `Q·Kᵀ / √D`, `[B, H, Ta, Ta]`.
+    /// `Q·Kᵀ / √D`, `[B, H, T, T]`.
     pub scores: Tensor<4>,
     /// Scores with `-inf` above the diagonal.
     pub masked: Tensor<4>,
-    /// Row maxima, `[B, H, Ta, 1]`.
+    /// Row maxima, `[B, H, T, 1]`.
     pub max: Tensor<4>,
     /// `exp(masked - max)`.
     pub exp: Tensor<4>,
-    /// Row sums of `exp`, `[B, H, Ta, 1]`.
+    /// Row sums of `exp`, `[B, H, T, 1]`.
     pub sum: Tensor<4>,
-    /// Softmax probabilities `exp / sum`, `[B, H, Ta, Ta]`.
+    /// Softmax probabilities `exp / sum`, `[B, H, T, T]`.
     pub probs: Tensor<4>,
-    /// `P·V`, `[B, H, Ta, D]`: a fresh head-major owner.
+    /// `P·V`, `[B, H, T, D]`: a fresh head-major owner.
     pub out: Tensor<4>,
 }
 
-/// Step 4: causal self-attention (GPT-2 `multihead_attn`, `mask_attn_weights`,
-/// `softmax`) on the first `prefix` positions.
-///
-/// The causal mask makes row `i` depend on positions `0..=i` only, so these
-/// rows are exactly the first `prefix` rows of attention over all `T`.
+/// Step 4: causal self-attention over all `T` positions (GPT-2
+/// `multihead_attn`, `mask_attn_weights`, `softmax`): scores by `matmul`
+/// against the transposed key view, the causal mask by broadcasting, a
+/// numerically stable softmax, the weighted sum of V by `matmul`.
 ///
 /// # Errors
-/// `SliceEndOutOfBounds` if `prefix > T`; op errors; `OutputAllocationFailed`.
+/// Op errors for inconsistent views; `OutputAllocationFailed`.
 pub fn attention(
     heads: &Heads<'_>,
     kt: &View<'_, 4>,
-    prefix: usize,
     rec: &mut impl Recorder,
 ) -> Result<Attention, TensorOpError> {
-    rec.step(format_args!(
-        "4a · the first Ta = {prefix} positions; causal mask"
-    ));
-    let q = heads.q.slice(2, 0..prefix)?;
-    rec.view(format_args!("Q[:, :, :Ta, :]"), &q);
-    let kt = kt.slice(3, 0..prefix)?;
-    rec.view(format_args!("Kᵀ[:, :, :, :Ta]"), &kt);
-    let v = heads.v.slice(2, 0..prefix)?;
-    rec.view(format_args!("V[:, :, :Ta, :]"), &v);
-    let positions: Tensor<1, usize> = Tensor::from_fn([prefix], |[i]| i)?;
-    rec.owner(format_args!("positions 0..Ta"), Made::Input, &positions);
-    let rows = positions.view().reshape([prefix, 1])?;
-    rec.view(format_args!("i = positions.reshape([Ta, 1])"), &rows);
-    let columns = positions.view().reshape([1, prefix])?;
-    rec.view(format_args!("j = positions.reshape([1, Ta])"), &columns);
+    let seq = heads.q.shape()[2];
+    rec.step(format_args!("4a · causal mask over all T positions"));
+    let positions: Tensor<1, usize> = Tensor::from_fn([seq], |[i]| i)?;
+    rec.owner(format_args!("positions 0..T"), Made::Input, &positions);
+    let rows = positions.view().reshape([seq, 1])?;
+    rec.view(format_args!("i = positions.reshape([T, 1])"), &rows);
+    let columns = positions.view().reshape([1, seq])?;
+    rec.view(format_args!("j = positions.reshape([1, T])"), &columns);
     let mask: Tensor<2, bool> = map_binary(&rows, &columns, |i, j| j <= i)?;
     rec.owner(format_args!("mask = j <= i"), Made::Computed, &mask);
 
-    rec.step(format_args!("4b · scores = Q·Kᵀ/√D (broadcast, sum_axis)"));
-    let scores = scores(&q, &kt, rec)?;
+    rec.step(format_args!("4b · scores = matmul(Q, Kᵀ)/√D"));
+    let scores = scores(&heads.q, kt, rec)?;
     rec.owner(format_args!("scores = Q·Kᵀ/√D"), Made::Computed, &scores);
 
     rec.step(format_args!("4c · mask, then a stable softmax"));
@@ -379,9 +324,9 @@ pub fn attention(
     let probs = map_binary(&exp.view(), &sum.view(), |e, z| e / z)?;
     rec.owner(format_args!("P = exp / sum"), Made::Computed, &probs);
 
-    rec.step(format_args!("4d · Y = P·V (broadcast, sum_axis)"));
-    let out = weighted_sum(&probs.view(), &v, rec)?;
-    rec.owner(format_args!("Y = P·V"), Made::Computed, &out);
+    rec.step(format_args!("4d · Y = matmul(P, V)"));
+    let out = matmul(&probs.view(), &heads.v)?;
+    rec.owner(format_args!("Y = matmul(P, V)"), Made::Computed, &out);
     Ok(Attention {
         positions,
         mask,
@@ -395,29 +340,13 @@ pub fn attention(
     })
 }
 
-/// A contiguous head-major `[B, H, T, D]` owner made from a split view by one
-/// announced copy: what a copying `split_heads` returns, and the layout a
-/// fresh attention output has (the full-size merge's input).
-///
-/// # Errors
-/// `AllocationFailed`.
-pub fn head_major(
-    heads: &View<'_, 4>,
-    name: &str,
-    rec: &mut impl Recorder,
-) -> Result<Tensor<4>, TensorOpError> {
-    let copy = heads.materialize()?;
-    rec.owner(format_args!("{name}.materialize()"), Made::Copy, &copy);
-    Ok(copy)
-}
-
 /// Step 5: GPT-2 `merge_heads`, `[B, H, T, D]` -> `permute([0, 2, 1, 3])`
 /// `[B, T, H, D]` -> (`materialize` if not contiguous) -> `reshape` `[B, T, C]`.
 ///
 /// A fresh head-major owner permuted to `[B, T, H, D]` is not contiguous
 /// when `H > 1` and `T > 1`, so that case costs the one announced copy; the
 /// copy's buffer then becomes the `[B, T, C]` owner without another copy.
-/// Records into the caller's current step (it is used twice, on Y and at full size).
+/// Records into the caller's current step.
 ///
 /// # Errors
 /// `ShapeOverflow` (impossible for a valid view); `AllocationFailed`.

@@ -2,7 +2,7 @@
 //! per step and in total, and the time of each step.
 
 use crate::ledger::{Kind, Ledger, Step, human};
-use crate::pipeline::Made;
+use crate::pipeline::{Dims, Made};
 
 const COPY: Kind = Kind::Made(Made::Copy);
 
@@ -77,16 +77,26 @@ pub fn bytes(ledger: &Ledger) -> bool {
         .filter(|e| matches!(e.kind, Kind::View { .. }))
         .collect();
     println!(
-        "  view steps (slice, reshape, permute, transpose, unit axes): {}, heap bytes requested by them: {}",
+        "  view steps (slice, reshape, permute, transpose): {}, heap bytes requested by them: {}",
         views.len(),
         views.iter().map(|e| e.heap).sum::<u64>()
     );
     println!(
-        "  op outputs, not copies (new values from map / reduce, temporaries included): {}",
+        "  op outputs, not copies (new values from matmul / map / reduce, temporaries included): {}",
         human(total(&|k| matches!(
             k,
             Kind::Made(Made::Computed | Made::Temporary)
         )))
+    );
+    let products: Vec<_> = entries().filter(|e| e.label.contains("matmul(")).collect();
+    let scratch: u64 = products
+        .iter()
+        .map(|e| e.heap.saturating_sub(e.bytes))
+        .sum();
+    println!(
+        "  matmul ({} calls) also requested {} of heap beyond its outputs: its packing scratch, kernel working memory, not a materialize (Kᵀ is read in place)",
+        products.len(),
+        human(scratch)
     );
     println!(
         "  input (qkv, positions): {}",
@@ -105,8 +115,9 @@ pub fn bytes(ledger: &Ledger) -> bool {
     problems.is_empty()
 }
 
-/// Prints the wall time of the steps, from the ledger's measurements.
-pub fn times(ledger: &Ledger, prefix: usize) {
+/// Prints the wall time of the steps, from the ledger's measurements, and
+/// the arithmetic rate of the two matrix products.
+pub fn times(ledger: &Ledger, dims: &Dims) {
     let millis = |start: &str| -> f64 {
         ledger
             .steps()
@@ -115,7 +126,24 @@ pub fn times(ledger: &Ledger, prefix: usize) {
             .map(Step::millis)
             .sum()
     };
-    let attention = format!("Ta = {prefix}");
+    // Each product is B·H·T²·D multiply-adds (two flops each).
+    let [b, t, c] = [dims.batch(), dims.seq(), dims.width()].map(|x| x as f64);
+    let flops = 2.0 * b * t * t * c;
+    let rate = |label: &str| -> String {
+        let nanos: u128 = ledger
+            .steps()
+            .iter()
+            .flat_map(|s| s.entries.iter())
+            .filter(|e| e.label.starts_with(label))
+            .map(|e| e.nanos)
+            .sum();
+        format!(
+            "matmul alone {:.1} ms, {:.2} GFLOP/s",
+            nanos as f64 / 1e6,
+            flops / nanos.max(1) as f64
+        )
+    };
+    let (scores, weighted) = (rate("Q·Kᵀ = matmul"), rate("Y = matmul"));
     let rows = [
         ("1 ", "slice + materialize Q, K, V (step 1)", ""),
         (
@@ -124,19 +152,17 @@ pub fn times(ledger: &Ledger, prefix: usize) {
             "metadata only",
         ),
         ("3 ", "Kᵀ: transpose (step 3)", "metadata only"),
+        ("4a", "causal mask [T, T] (step 4a)", "broadcast"),
+        ("4b", "scores matmul(Q, Kᵀ)/√D (step 4b)", scores.as_str()),
         (
-            "4",
-            "attention on the first Ta positions (step 4)",
-            attention.as_str(),
+            "4c",
+            "mask + stable softmax (step 4c)",
+            "map, max_axis, sum_axis",
         ),
+        ("4d", "Y = matmul(P, V) (step 4d)", weighted.as_str()),
         (
-            "6a",
-            "materialize Q's heads (step 6a)",
-            "= a copying split, per part",
-        ),
-        (
-            "6b",
-            "merge heads at full size (step 6b)",
+            "5 ",
+            "merge heads (step 5)",
             "permute + materialize + reshape",
         ),
     ];
