@@ -36,8 +36,8 @@ pub use tensor::{DynTensor, DynView, Tensor, TensorError, TensorOpError, TensorV
 /// Everything a model file usually needs: the types, the markers and the ops.
 pub mod prelude {
     pub use crate::tensor::ops::{
-        broadcast_shape, map_binary, map_binary_into, map_unary, map_unary_into, max_axis,
-        max_axis_into, mean_axis, mean_axis_into, sum_axis, sum_axis_into,
+        broadcast_shape, map_binary, map_binary_into, map_unary, map_unary_into, matmul,
+        matmul_into, max_axis, max_axis_into, mean_axis, mean_axis_into, sum_axis, sum_axis_into,
     };
     pub use crate::tensor::{
         Axes2, Axes3, Axes4, DynTensor, DynView, KeepDim, LayoutTrace, RemoveDim, Tensor,

@@ -11,8 +11,9 @@ use super::view::View;
 /// A compile-time list of `R` axes: the markers [`Axes1`] … [`Axes8`].
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not an axis list for a rank-{R} view",
-    label = "this axis list has the wrong number of axes",
-    note = "use the marker with exactly {R} axes, e.g. `Axes4<0, 2, 1, 3>` for a rank-4 view"
+    label = "expected a list of exactly {R} axes",
+    note = "use `Axes{R}<…>`, the marker with one axis per axis of the view (e.g. `Axes4<0, 2, 1, 3>` for a rank-4 view)",
+    note = "markers exist for ranks 1 to 8 (`MAX_RANK`); for other ranks, use `permute([..])?` with a `[usize; R]` array"
 )]
 pub trait AxisList<const R: usize> {
     /// The axes, `AXES[k]` being the source axis of output axis `k`.
@@ -42,23 +43,32 @@ axis_markers! {
     Axes8<A0, A1, A2, A3, A4, A5, A6, A7> = 8;
 }
 
-/// Whether `axes` names every axis below its length exactly once.
-const fn is_permutation(axes: &[usize]) -> bool {
+/// Whether every axis in `axes` is below its length (the rank).
+const fn all_below_rank(axes: &[usize]) -> bool {
     let mut i = 0;
     while i < axes.len() {
         if axes[i] >= axes.len() {
             return false;
         }
+        i += 1;
+    }
+    true
+}
+
+/// Whether some axis appears twice in `axes`.
+const fn has_repeated_axis(axes: &[usize]) -> bool {
+    let mut i = 0;
+    while i < axes.len() {
         let mut j = 0;
         while j < i {
             if axes[j] == axes[i] {
-                return false;
+                return true;
             }
             j += 1;
         }
         i += 1;
     }
-    true
+    false
 }
 
 impl<const R: usize, T> View<'_, R, T> {
@@ -82,11 +92,22 @@ impl<const R: usize, T> View<'_, R, T> {
     /// ```
     #[must_use]
     pub fn transpose_axes<const A: usize, const B: usize>(&self) -> Self {
+        // One `const` block per check, so each error names its own check. They
+        // fail the build (not `cargo check`); the "while instantiating" note
+        // of the error shows `View<'_, R>` and `transpose_axes::<A, B>`.
         const {
-            assert!(
-                A < R && B < R,
-                "transpose_axes::<A, B>(): both axes must be below the view's rank R"
-            )
+            if A >= R {
+                panic!(
+                    "transpose_axes::<A, B>(): axis A is not below the view's rank R (values in the last note)"
+                )
+            }
+        };
+        const {
+            if B >= R {
+                panic!(
+                    "transpose_axes::<A, B>(): axis B is not below the view's rank R (values in the last note)"
+                )
+            }
         };
         self.transpose(A, B)
             .unwrap_or_else(|_| unreachable!("axes checked at compile time"))
@@ -109,10 +130,18 @@ impl<const R: usize, T> View<'_, R, T> {
     #[must_use]
     pub fn permute_axes<P: AxisList<R>>(&self) -> Self {
         const {
-            assert!(
-                is_permutation(&P::AXES),
-                "permute_axes::<P>(): the axis list must name every axis of the view exactly once"
-            )
+            if !all_below_rank(&P::AXES) {
+                panic!(
+                    "permute_axes::<P>(): P names an axis >= the view's rank R (values in the last note)"
+                )
+            }
+        };
+        const {
+            if has_repeated_axis(&P::AXES) {
+                panic!(
+                    "permute_axes::<P>(): P repeats an axis; each must appear once (values in the last note)"
+                )
+            }
         };
         self.permute(P::AXES)
             .unwrap_or_else(|_| unreachable!("axes checked at compile time"))

@@ -12,83 +12,100 @@ use std::fmt::{self, Display, Formatter, Write as _};
 const SUMMARY_THRESHOLD: usize = 1000;
 const EDGE: usize = 3;
 
-/// Writes values in nested brackets, row-major; `value(i)` is the `i`-th value in logical order.
+/// Writes the values of a checked layout in nested brackets, row-major.
+///
+/// Summarizes (NumPy's `threshold` / `edgeitems`) when the layout has more
+/// than `SUMMARY_THRESHOLD` positions, counting an empty axis as one so that
+/// a valid empty shape like `[usize::MAX, 0]` prints in bounded space too.
+/// Reads each printed value by its offset: nothing proportional to the
+/// view's length is allocated.
 fn nested<T: Display>(
     f: &mut Formatter<'_>,
+    data: &[T],
     shape: &[usize],
-    value: &dyn Fn(usize) -> T,
+    strides: &[usize],
+    base: usize,
 ) -> fmt::Result {
-    let len: usize = shape.iter().product();
-    let summarize = len > SUMMARY_THRESHOLD;
-    write_axis(f, shape, 0, 0, len, summarize, value)
+    let positions = shape.iter().fold(1_usize, |count, &extent| {
+        count.saturating_mul(extent.max(1))
+    });
+    let layout = Layout {
+        data,
+        shape,
+        strides,
+        summarize: positions > SUMMARY_THRESHOLD,
+    };
+    layout.write_axis(f, 0, base)
 }
 
-fn write_axis<T: Display>(
-    f: &mut Formatter<'_>,
-    shape: &[usize],
-    depth: usize,
-    start: usize,
-    block: usize,
+struct Layout<'a, 's, T> {
+    data: &'a [T],
+    shape: &'s [usize],
+    strides: &'s [usize],
     summarize: bool,
-    value: &dyn Fn(usize) -> T,
-) -> fmt::Result {
-    if depth == shape.len() {
-        return write!(f, "{}", value(start));
+}
+
+impl<T: Display> Layout<'_, '_, T> {
+    fn write_axis(&self, f: &mut Formatter<'_>, depth: usize, offset: usize) -> fmt::Result {
+        if depth == self.shape.len() {
+            return write!(f, "{}", self.data[offset]);
+        }
+        let extent = self.shape[depth];
+        let inner = self.shape.len() - depth - 1;
+        let separator = if inner == 0 {
+            ", ".to_string()
+        } else {
+            format!(",{}{}", "\n".repeat(inner), " ".repeat(depth + 1))
+        };
+        let elide = self.summarize && extent > 2 * EDGE;
+        let indices: Box<dyn Iterator<Item = usize>> = if elide {
+            Box::new((0..EDGE).chain(extent - EDGE..extent))
+        } else {
+            Box::new(0..extent)
+        };
+        f.write_char('[')?;
+        for (position, index) in indices.enumerate() {
+            if position > 0 {
+                f.write_str(&separator)?;
+            }
+            if elide && position == EDGE {
+                f.write_str("...")?;
+                f.write_str(&separator)?;
+            }
+            // In bounds: the layout was checked when the view was made.
+            let next = offset + index * self.strides[depth];
+            self.write_axis(f, depth + 1, next)?;
+        }
+        f.write_char(']')
     }
-    let extent = shape[depth];
-    let step = if extent == 0 { 0 } else { block / extent };
-    let separator = if depth + 1 == shape.len() {
-        ", ".to_string()
-    } else {
-        format!(",{}{}", "\n".repeat(shape.len() - depth - 1), " ".repeat(depth + 1))
-    };
-    f.write_char('[')?;
-    let mut first = true;
-    for i in 0..extent {
-        if summarize && extent > 2 * EDGE && i == EDGE {
-            f.write_str(&separator)?;
-            f.write_str("...")?;
-        }
-        if summarize && extent > 2 * EDGE && (EDGE..extent - EDGE).contains(&i) {
-            continue;
-        }
-        if !first {
-            f.write_str(&separator)?;
-        }
-        first = false;
-        write_axis(f, shape, depth + 1, start + i * step, step, summarize, value)?;
-    }
-    f.write_char(']')
 }
 
 /// Nested values in brackets, like NumPy: `[[10, 11, 12],\n [20, 21, 22]]`;
 /// a scalar prints as its value. Large tensors are summarized with `...`.
 impl<const R: usize, T: Display> Display for Tensor<R, T> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        nested(f, self.shape(), &|i| &self.as_slice()[i])
+        nested(f, self.as_slice(), self.shape(), self.strides(), 0)
     }
 }
 
 /// The view's logical values, nested as for [`Tensor`].
 impl<const R: usize, T: Display> Display for View<'_, R, T> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        let data = self.storage();
-        let offsets: Vec<usize> = self.offsets().collect();
-        nested(f, self.shape(), &|i| &data[offsets[i]])
+        let (shape, strides) = (self.shape(), self.strides());
+        nested(f, self.storage(), shape, strides, self.base_offset())
     }
 }
 
 impl<T: Display> Display for DynTensor<T> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        nested(f, self.shape(), &|i| &self.as_slice()[i])
+        nested(f, self.as_slice(), self.shape(), self.strides(), 0)
     }
 }
 
 impl<T: Display> Display for DynView<'_, T> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        let data = self.storage();
-        let offsets: Vec<usize> = self.offsets().collect();
-        nested(f, self.shape(), &|i| &data[offsets[i]])
+        let (shape, strides) = (self.shape(), self.strides());
+        nested(f, self.storage(), shape, strides, self.base_offset())
     }
 }
 
@@ -120,7 +137,9 @@ pub struct TraceRow {
 /// its values live in an existing owner's storage or in a new one.
 ///
 /// Owners are recognised by their storage address, so a row can only say
-/// "shares" when the view really borrows that owner.
+/// "shares" when the view really borrows that owner. Keep every traced
+/// owner alive while tracing: a later buffer at a freed owner's address
+/// would be taken for it.
 ///
 /// ```
 /// use llm_from_scratch::tensor::{LayoutTrace, Tensor};
@@ -154,24 +173,66 @@ impl LayoutTrace {
         &self.rows
     }
 
-    /// Adds a row for an owner; the first row naming a storage is "new owner `label`".
+    /// Adds a row "new owner `label`" for an owner and remembers its storage.
     pub fn owner<const R: usize, T>(&mut self, label: &str, tensor: &Tensor<R, T>) -> &mut Self {
-        self.push(label, tensor.as_slice(), tensor.shape(), tensor.strides(), 0, tensor.len())
+        self.register(label, tensor.as_slice());
+        self.push(
+            true,
+            label,
+            tensor.as_slice(),
+            tensor.shape(),
+            tensor.strides(),
+            0,
+            tensor.len(),
+        )
     }
 
-    /// Adds a row for a view: "shares `owner`" when it borrows a storage seen before.
+    /// Adds a row for a view: "shares `owner`" when it borrows the storage of
+    /// an owner added before, otherwise "borrows unregistered storage".
     pub fn view<const R: usize, T>(&mut self, label: &str, view: &View<'_, R, T>) -> &mut Self {
-        self.push(label, view.storage(), view.shape(), view.strides(), view.base_offset(), view.len())
+        self.push(
+            false,
+            label,
+            view.storage(),
+            view.shape(),
+            view.strides(),
+            view.base_offset(),
+            view.len(),
+        )
     }
 
     /// Adds a row for a dynamic view.
     pub fn dyn_view<T>(&mut self, label: &str, view: &DynView<'_, T>) -> &mut Self {
-        self.push(label, view.storage(), view.shape(), view.strides(), view.base_offset(), view.len())
+        self.push(
+            false,
+            label,
+            view.storage(),
+            view.shape(),
+            view.strides(),
+            view.base_offset(),
+            view.len(),
+        )
     }
 
     /// Adds a row for an owner whose rank is known only at run time.
     pub fn dyn_owner<T>(&mut self, label: &str, tensor: &DynTensor<T>) -> &mut Self {
-        self.push(label, tensor.as_slice(), tensor.shape(), tensor.strides(), 0, tensor.len())
+        self.register(label, tensor.as_slice());
+        self.push(
+            true,
+            label,
+            tensor.as_slice(),
+            tensor.shape(),
+            tensor.strides(),
+            0,
+            tensor.len(),
+        )
+    }
+
+    /// Names a borrowed buffer that is not a [`Tensor`] (a weights file, a
+    /// caller's `Vec`) without adding a row, so views of it say "shares `label`".
+    pub fn source<T>(&mut self, label: &str, storage: &[T]) -> &mut Self {
+        self.register(label, storage);
+        self
     }
 
     /// Adds a row for a rejected request, with the error's message.
@@ -189,8 +250,15 @@ impl LayoutTrace {
         self
     }
 
+    fn register<T>(&mut self, label: &str, storage: &[T]) {
+        let address = (storage.as_ptr() as usize, storage.len());
+        self.owners.push((address.0, address.1, label.to_string()));
+    }
+
+    #[allow(clippy::too_many_arguments)]
     fn push<T>(
         &mut self,
+        owner: bool,
         label: &str,
         storage: &[T],
         shape: &[usize],
@@ -199,19 +267,19 @@ impl LayoutTrace {
         len: usize,
     ) -> &mut Self {
         let address = (storage.as_ptr() as usize, storage.len());
+        // Newest first: an owner registered last is the live one at that address.
         let known = self
             .owners
             .iter()
-            .find(|(a, l, _)| (*a, *l) == address && *l > 0)
-            .map(|(_, _, name)| name.clone());
+            .rev()
+            .find(|(a, l, _)| (*a, *l) == address);
         let storage = match known {
-            Some(name) => format!("shares {name}"),
-            None => {
-                self.owners.push((address.0, address.1, label.to_string()));
-                format!("new owner {label}")
-            }
+            _ if owner => format!("new owner {label}"),
+            Some((_, _, name)) => format!("shares {name}"),
+            None => "borrows unregistered storage".to_string(),
         };
-        let offsets = super::kernels::offsets::StridedOffsets::new(shape, strides, base_offset, len);
+        let offsets =
+            super::kernels::offsets::StridedOffsets::new(shape, strides, base_offset, len);
         self.rows.push(TraceRow {
             label: label.to_string(),
             shape: shape.to_vec(),
@@ -234,14 +302,30 @@ fn list(values: &[usize]) -> String {
 /// An aligned text table, one row per entry, for a terminal.
 impl Display for LayoutTrace {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        let header = ["request", "shape", "strides", "base", "logical offsets", "contiguous", "storage"];
+        let header = [
+            "request",
+            "shape",
+            "strides",
+            "base",
+            "logical offsets",
+            "contiguous",
+            "storage",
+        ];
         let cells: Vec<[String; 7]> = self
             .rows
             .iter()
             .map(|row| {
                 if row.rejected {
                     let dash = || "-".to_string();
-                    return [row.label.clone(), dash(), dash(), dash(), dash(), dash(), row.storage.clone()];
+                    return [
+                        row.label.clone(),
+                        dash(),
+                        dash(),
+                        dash(),
+                        dash(),
+                        dash(),
+                        row.storage.clone(),
+                    ];
                 }
                 let (first, total) = &row.offsets;
                 let mut offsets = list(first);
@@ -273,7 +357,11 @@ impl Display for LayoutTrace {
                 .enumerate()
                 .map(|(i, (cell, width))| {
                     let pad = width - cell.chars().count();
-                    if i + 1 == row.len() { cell.clone() } else { format!("{cell}{}", " ".repeat(pad)) }
+                    if i + 1 == row.len() {
+                        cell.clone()
+                    } else {
+                        format!("{cell}{}", " ".repeat(pad))
+                    }
                 })
                 .collect();
             writeln!(f, "{}", padded.join(" | ").trim_end())

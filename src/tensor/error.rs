@@ -19,7 +19,9 @@ pub enum TensorError {
         actual: usize,
     },
     /// A shape's element count, a row-major stride or a storage offset does not fit in `usize`.
-    #[error("shape overflow: an element count, stride or offset of this shape does not fit in usize")]
+    #[error(
+        "shape overflow: an element count, stride or offset of this shape does not fit in usize"
+    )]
     ShapeOverflow,
     /// `from_vec` got a number of values different from the shape's element count.
     #[error("element count mismatch: the shape needs {expected} values, {actual} were given")]
@@ -176,7 +178,9 @@ pub enum TensorOpError {
         elements: usize,
     },
     /// An `_into` variant got an output tensor of another shape.
-    #[error("output shape mismatch: the result has shape {expected:?}, the output tensor {actual:?}")]
+    #[error(
+        "output shape mismatch: the result has shape {expected:?}, the output tensor {actual:?}"
+    )]
     OutputShapeMismatch {
         /// The shape the operation produces.
         expected: Vec<usize>,
@@ -184,7 +188,9 @@ pub enum TensorOpError {
         actual: Vec<usize>,
     },
     /// `matmul`: the contracted extents differ (`[.., m, k] x [.., k, n]`).
-    #[error("matmul: the left operand's last extent {left_k} differs from the right operand's second-to-last extent {right_k}")]
+    #[error(
+        "matmul: the left operand's last extent {left_k} differs from the right operand's second-to-last extent {right_k}"
+    )]
     MatmulInnerMismatch {
         /// `k` of the left operand (its last axis).
         left_k: usize,

@@ -12,6 +12,11 @@ mod sealed {
 /// `f32` or `f64`: the element types of `sum_axis`, `mean_axis`, `max_axis`
 /// and `matmul`. Sealed, because the exact-order guarantees are stated for
 /// IEEE 754 binary floats only.
+#[diagnostic::on_unimplemented(
+    message = "reductions and `matmul` need `f32` or `f64` elements, not `{Self}`",
+    label = "`{Self}` is not `f32` or `f64`",
+    note = "convert first, e.g. `map_unary(&v, |x| x as f64)?`, then reduce the converted tensor"
+)]
 pub trait Float:
     sealed::Sealed
     + Copy

@@ -38,6 +38,19 @@ pub(crate) fn checked_len(shape: &[usize]) -> Result<usize, TensorError> {
     })
 }
 
+/// The element count of a narrowed valid layout (a slice of a view): 0 with
+/// any zero extent, else the plain product, which fits because no extent
+/// grew. Unlike [`checked_len`] it does not need row-major suffix products to
+/// fit: the permuted empty view `[0, 3, usize::MAX / 2]` has none, yet it and
+/// its slices are valid views.
+pub(crate) fn narrowed_len(shape: &[usize]) -> usize {
+    if shape.contains(&0) {
+        0
+    } else {
+        shape.iter().product()
+    }
+}
+
 /// Maps a caller's coordinate to a storage offset, checking every axis bound.
 pub(crate) fn checked_offset(
     shape: &[usize],
@@ -51,8 +64,9 @@ pub(crate) fn checked_offset(
             actual: index.len(),
         });
     }
-    let mut offset = base_offset;
-    for (axis, ((&i, &extent), &stride)) in index.iter().zip(shape).zip(strides).enumerate() {
+    // Every bound before any arithmetic: a coordinate outside the view names
+    // its first bad axis even when an empty view's base offset is huge.
+    for (axis, (&i, &extent)) in index.iter().zip(shape).enumerate() {
         if i >= extent {
             return Err(TensorError::IndexOutOfBounds {
                 axis,
@@ -60,6 +74,9 @@ pub(crate) fn checked_offset(
                 dimension: extent,
             });
         }
+    }
+    let mut offset = base_offset;
+    for (&i, &stride) in index.iter().zip(strides) {
         offset = i
             .checked_mul(stride)
             .and_then(|step| offset.checked_add(step))

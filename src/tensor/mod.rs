@@ -6,9 +6,10 @@
 //! | [`view`] | [`View<'a, R, T>`](View), a borrowed strided interpretation |
 //! | [`axes`] | compile-time axis lists for `transpose_axes` / `permute_axes` |
 //! | [`rank`] | rank arithmetic in the type system ([`Rank`], [`RemoveAxis`], [`BroadcastRank`]) |
-//! | [`ops`] | broadcasting, maps, reductions |
-//! | [`dynamic`] | the runtime-rank fallback [`DynTensor`](dynamic::DynTensor) / [`DynView`](dynamic::DynView) |
+//! | [`ops`] | broadcasting, maps, reductions, matrix products |
+//! | [`dynamic`] | the runtime-rank fallback [`DynTensor`] / [`DynView`] |
 //! | [`error`] | [`TensorError`], [`TensorViewError`], [`TensorOpError`] |
+//! | `weights` (feature `safetensors`) | views over a safetensors buffer |
 //! | [`display`] | nested printing and the [`LayoutTrace`] table |
 //! | `layout` (private) | checked shape arithmetic on `&[usize]` |
 //! | `kernels` (private) | rank-erased traversal and compute loops |
@@ -24,12 +25,16 @@ pub mod ops;
 pub mod rank;
 pub mod storage;
 pub mod view;
+#[cfg(feature = "safetensors")]
+pub mod weights;
 
-pub use axes::{AxisList, Axes1, Axes2, Axes3, Axes4, Axes5, Axes6, Axes7, Axes8};
+pub use axes::{Axes1, Axes2, Axes3, Axes4, Axes5, Axes6, Axes7, Axes8, AxisList};
 pub use display::{LayoutTrace, TraceRow};
 pub use dynamic::{DynTensor, DynView};
 pub use error::{TensorError, TensorOpError, TensorViewError};
 pub use float::Float;
-pub use rank::{BroadcastRank, KeepDim, MAX_RANK, MatrixRank, Rank, ReduceDim, RemoveAxis, RemoveDim};
+pub use rank::{
+    BroadcastRank, KeepDim, MAX_RANK, MatrixRank, Rank, ReduceDim, RemoveAxis, RemoveDim,
+};
 pub use storage::{Tensor, copying_transpose};
 pub use view::View;

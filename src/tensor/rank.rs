@@ -41,10 +41,11 @@ pub struct Rank<const R: usize>;
 
 /// A rank with an axis to remove: `Rank<R>` -> `Rank<R - 1>` for `R` in `1..=8`.
 #[diagnostic::on_unimplemented(
-    message = "cannot remove an axis from a rank-{Self} value: `RemoveAxis` is implemented for ranks 1 through 8 only",
-    label = "no axis to remove here",
-    note = "a rank-0 tensor (a scalar) has no axis to reduce; ranks above 8 (`MAX_RANK`) use `llm_from_scratch::tensor::dynamic`",
-    note = "in generic code, add the bound `Rank<R>: RemoveAxis<Smaller = Rank<S>>` and return `Tensor<S, _>`"
+    message = "cannot remove an axis from a `{Self}` input: `RemoveDim` needs a rank from 1 to 8 (`MAX_RANK`)",
+    label = "`RemoveDim` needs an input of rank 1 to 8",
+    note = "rank 0: a scalar has no axis to reduce; read its value with `v.get([])?` instead",
+    note = "ranks above 8: call `.into_dyn()` on the view and use `llm_from_scratch::tensor::dynamic::{{sum_axis, mean_axis, max_axis}}(&v, axis, false)`",
+    note = "generic code over `R`: add the bound `Rank<R>: RemoveAxis<Smaller = Rank<S>>` and return `Tensor<S, _>`"
 )]
 pub trait RemoveAxis {
     /// The rank after removing one axis.
@@ -53,10 +54,10 @@ pub trait RemoveAxis {
 
 /// The rank of two operands broadcast together: the larger rank (NumPy's rule).
 #[diagnostic::on_unimplemented(
-    message = "cannot broadcast a rank-{Self} operand with a rank-{Rhs} operand: typed broadcasting covers ranks 0 through 8",
-    label = "broadcast rank not in the table",
-    note = "ranks above 8 (`MAX_RANK`) use `llm_from_scratch::tensor::dynamic`",
-    note = "in generic code, add the bound `Rank<L>: BroadcastRank<Rank<M>, Output = Rank<O>>`"
+    message = "cannot broadcast a `{Self}` operand with a `{Rhs}` operand: typed broadcasting covers ranks 0 to 8 (`MAX_RANK`)",
+    label = "rank not in the typed table (0 to 8)",
+    note = "ranks above 8: call `.into_dyn()` on both views and use `llm_from_scratch::tensor::dynamic::{{map_binary, broadcast_shape}}`",
+    note = "generic code over `L` and `M`: add the bound `Rank<L>: BroadcastRank<Rank<M>, Output = Rank<O>>` and return `Tensor<O, _>`"
 )]
 pub trait BroadcastRank<Rhs> {
     /// `Rank<max(L, M)>`.
@@ -65,10 +66,11 @@ pub trait BroadcastRank<Rhs> {
 
 /// The ranks of a matrix product: both at least 2, output the larger.
 #[diagnostic::on_unimplemented(
-    message = "`matmul` needs operands of rank 2 to 8, got ranks {Self} and {Rhs}",
-    label = "not a matrix operand",
+    message = "`matmul` needs two operands of rank 2 to 8 (`MAX_RANK`), got `{Self}` and `{Rhs}`",
+    label = "not a matrix operand of rank 2 to 8",
     note = "a vector has no `[m, k]` axes: `reshape` a unit axis in first, e.g. `v.reshape([1, k])?` for a row or `v.reshape([k, 1])?` for a column",
-    note = "ranks above 8 (`MAX_RANK`) use `llm_from_scratch::tensor::dynamic::matmul`"
+    note = "ranks above 8: call `.into_dyn()` on both views and use `llm_from_scratch::tensor::dynamic::matmul`",
+    note = "generic code over `L` and `M`: add the bound `Rank<L>: MatrixRank<Rank<M>, Output = Rank<O>>`"
 )]
 pub trait MatrixRank<Rhs> {
     /// `Rank<max(L, M)>`.
@@ -77,10 +79,10 @@ pub trait MatrixRank<Rhs> {
 
 /// How a reduction treats the reduced axis, computed from the input rank `R`.
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` cannot reduce a rank-{R} value",
-    label = "rank-{R} input",
-    note = "`RemoveDim` needs an axis to remove: a rank-0 tensor has none (use `KeepDim`, which returns an error at run time, or reshape first)",
-    note = "in generic code over `R`, add the bound `Rank<R>: RemoveAxis<Smaller = Rank<S>>`"
+    message = "`{Self}` is not a reduction marker: pass `KeepDim` or `RemoveDim` (input rank {R})",
+    label = "expected `KeepDim` or `RemoveDim`",
+    note = "the ranked reductions take a marker type instead of the dynamic API's `keep_dim: bool`: `KeepDim` keeps the axis with extent 1 (`true`), `RemoveDim` removes it (`false`)",
+    note = "generic code over a marker `K`: add the bound `K: ReduceDim<R, Output = Rank<S>>` and return `Tensor<S, _>`"
 )]
 pub trait ReduceDim<const R: usize>: Copy {
     /// The output rank as `Rank<S>`.

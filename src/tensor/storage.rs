@@ -71,7 +71,8 @@ impl<const R: usize, T> Tensor<R, T> {
     ) -> Result<Self, TensorError> {
         let mut strides = [0; R];
         let len = layout::row_major_strides(&shape, &mut strides)?;
-        let mut values = kernels::buffer(len).ok_or(TensorError::AllocationFailed { elements: len })?;
+        let mut values =
+            kernels::buffer(len).ok_or(TensorError::AllocationFailed { elements: len })?;
         let mut index = [0; R];
         for _ in 0..len {
             values.push(f(index));
@@ -191,7 +192,8 @@ impl<const R: usize, T: Clone> Tensor<R, T> {
     pub fn full(shape: [usize; R], value: T) -> Result<Self, TensorError> {
         let mut strides = [0; R];
         let len = layout::row_major_strides(&shape, &mut strides)?;
-        let mut values = kernels::buffer(len).ok_or(TensorError::AllocationFailed { elements: len })?;
+        let mut values =
+            kernels::buffer(len).ok_or(TensorError::AllocationFailed { elements: len })?;
         values.resize(len, value);
         Ok(Self {
             shape,
@@ -243,6 +245,12 @@ pub fn copying_transpose<T: Copy>(source: &Tensor<2, T>) -> Result<Tensor<2, T>,
     let mut values = kernels::buffer(source.len()).ok_or(TensorError::AllocationFailed {
         elements: source.len(),
     })?;
-    kernels::copy::copy(&source.values, &[columns, rows], &[1, columns], 0, &mut values);
+    kernels::copy::copy(
+        &source.values,
+        &[columns, rows],
+        &[1, columns],
+        0,
+        &mut values,
+    );
     Tensor::from_vec([columns, rows], values)
 }

@@ -262,9 +262,14 @@ impl<'a, const R: usize, T> View<'a, R, T> {
     /// [`TensorViewError::SliceStartAfterEnd`], [`TensorViewError::SliceEndOutOfBounds`].
     pub fn slice(&self, axis: usize, range: Range<usize>) -> Result<Self, TensorViewError> {
         let mut view = *self;
-        view.base_offset =
-            layout::slice_in_place(&mut view.shape, &self.strides, self.base_offset, axis, range)?;
-        view.len = layout::checked_len(&view.shape)?;
+        view.base_offset = layout::slice_in_place(
+            &mut view.shape,
+            &self.strides,
+            self.base_offset,
+            axis,
+            range,
+        )?;
+        view.len = layout::narrowed_len(&view.shape);
         Ok(view)
     }
 
@@ -289,7 +294,9 @@ impl<'a, const R: usize, T: Copy> View<'a, R, T> {
     ///
     /// # Errors
     /// [`TensorError::AllocationFailed`] (as `TensorViewError::Tensor`) if the
-    /// output cannot be reserved.
+    /// output cannot be reserved; [`TensorError::ShapeOverflow`] for an empty
+    /// view whose shape has no row-major layout (the transpose of
+    /// `[usize::MAX / 2, 3, 0]`), since no owner of that shape can exist.
     ///
     /// ```
     /// use llm_from_scratch::tensor::Tensor;
@@ -302,9 +309,8 @@ impl<'a, const R: usize, T: Copy> View<'a, R, T> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn materialize(&self) -> Result<Tensor<R, T>, TensorViewError> {
-        let mut values = kernels::buffer(self.len).ok_or(TensorError::AllocationFailed {
-            elements: self.len,
-        })?;
+        let mut values = kernels::buffer(self.len)
+            .ok_or(TensorError::AllocationFailed { elements: self.len })?;
         self.copy_to(&mut values);
         let mut strides = [0; R];
         layout::row_major_strides(&self.shape, &mut strides)?;
@@ -327,6 +333,10 @@ impl<'a, const R: usize, T: Copy> View<'a, R, T> {
     }
 
     fn copy_to(&self, sink: &mut impl kernels::sink::Sink<T>) {
+        // An empty view has nothing to copy: skip the kernel's plan (its metadata allocations).
+        if self.len == 0 {
+            return;
+        }
         kernels::copy::copy(
             self.data,
             &self.shape,

@@ -12,8 +12,6 @@ mod ops;
 mod tensor;
 mod view;
 
-pub use ops::{
-    broadcast_shape, map_binary, map_unary, max_axis, mean_axis, sum_axis,
-};
+pub use ops::{broadcast_shape, map_binary, map_unary, matmul, max_axis, mean_axis, sum_axis};
 pub use tensor::DynTensor;
 pub use view::DynView;

@@ -5,7 +5,7 @@ use super::view::DynView;
 use crate::tensor::error::TensorOpError;
 use crate::tensor::float::Float;
 use crate::tensor::layout;
-use crate::tensor::ops::{Reduction, binary_core, output_buffer, unary_core};
+use crate::tensor::ops::{Reduction, binary_core, matmul_fresh, output_buffer, unary_core};
 
 /// The broadcast shape of two runtime shapes (NumPy's rule); see
 /// [`crate::tensor::ops::broadcast_shape`].
@@ -68,7 +68,11 @@ fn reduce_dyn<F: Float>(
     reduction: Reduction,
 ) -> Result<DynTensor<F>, TensorOpError> {
     let rank = input.rank();
-    let out_rank = if keep_dim { rank } else { rank.saturating_sub(1) };
+    let out_rank = if keep_dim {
+        rank
+    } else {
+        rank.saturating_sub(1)
+    };
     let mut shape = vec![0; out_rank];
     let values = reduction.fresh(input.strided(), axis, keep_dim, &mut shape)?;
     Ok(DynTensor::from_vec(shape, values)?)
@@ -110,4 +114,39 @@ pub fn max_axis<F: Float>(
     keep_dim: bool,
 ) -> Result<DynTensor<F>, TensorOpError> {
     reduce_dyn(input, axis, keep_dim, Reduction::Max)
+}
+
+/// The batched matrix product with runtime ranks: `[.., m, k] x [.., k, n]
+/// -> [batch.., m, n]`, batch axes broadcast (NumPy's rule); the same core,
+/// numerics and error order as [`crate::tensor::ops::matmul`], any rank ≥ 2.
+///
+/// # Errors
+/// [`TensorOpError::MatmulRankTooSmall`] for an operand of rank 0 or 1 (the
+/// left one first); then, as for the ranked op, `MatmulInnerMismatch`,
+/// `IncompatibleBroadcast` (an output axis), `ShapeOverflow`,
+/// `OutputAllocationFailed`.
+///
+/// ```
+/// use llm_from_scratch::tensor::dynamic::{matmul, DynTensor};
+/// use llm_from_scratch::tensor::TensorOpError;
+/// let a = DynTensor::from_vec(vec![2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+/// let b = DynTensor::from_vec(vec![3, 1], vec![1.0, 0.0, -1.0])?;
+/// let c = matmul(&a.view(), &b.view())?; // [2, 3] x [3, 1] -> [2, 1]
+/// assert_eq!((c.shape(), c.as_slice()), (&[2, 1][..], &[-2.0, -2.0][..]));
+/// let v = DynTensor::from_vec(vec![3], vec![1.0, 0.0, -1.0])?;
+/// assert_eq!(matmul(&a.view(), &v.view()), Err(TensorOpError::MatmulRankTooSmall { rank: 1 }));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn matmul<F: Float>(
+    left: &DynView<'_, F>,
+    right: &DynView<'_, F>,
+) -> Result<DynTensor<F>, TensorOpError> {
+    for rank in [left.rank(), right.rank()] {
+        if rank < 2 {
+            return Err(TensorOpError::MatmulRankTooSmall { rank });
+        }
+    }
+    let mut shape = vec![0; left.rank().max(right.rank())];
+    let values = matmul_fresh(left.strided(), right.strided(), &mut shape)?;
+    Ok(DynTensor::from_vec(shape, values)?)
 }

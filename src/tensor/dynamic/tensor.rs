@@ -50,10 +50,14 @@ impl<T> DynTensor<T> {
     ///
     /// # Errors
     /// [`TensorError::ShapeOverflow`]; [`TensorError::AllocationFailed`].
-    pub fn from_fn(shape: Vec<usize>, mut f: impl FnMut(&[usize]) -> T) -> Result<Self, TensorError> {
+    pub fn from_fn(
+        shape: Vec<usize>,
+        mut f: impl FnMut(&[usize]) -> T,
+    ) -> Result<Self, TensorError> {
         let mut strides = vec![0; shape.len()];
         let len = layout::row_major_strides(&shape, &mut strides)?;
-        let mut values = kernels::buffer(len).ok_or(TensorError::AllocationFailed { elements: len })?;
+        let mut values =
+            kernels::buffer(len).ok_or(TensorError::AllocationFailed { elements: len })?;
         let mut index = vec![0; shape.len()];
         for _ in 0..len {
             values.push(f(&index));
@@ -69,7 +73,11 @@ impl<T> DynTensor<T> {
     }
 
     pub(crate) fn from_checked(shape: Vec<usize>, strides: Vec<usize>, values: Vec<T>) -> Self {
-        Self { shape, strides, values }
+        Self {
+            shape,
+            strides,
+            values,
+        }
     }
 
     /// The extent of every axis.
@@ -149,7 +157,10 @@ impl<T> DynTensor<T> {
     /// [`TensorError::RankMismatch`] `{ expected: R, actual: self.rank() }`.
     pub fn into_ranked<const R: usize>(self) -> Result<Tensor<R, T>, TensorError> {
         let actual = self.rank();
-        let mismatch = || TensorError::RankMismatch { expected: R, actual };
+        let mismatch = || TensorError::RankMismatch {
+            expected: R,
+            actual,
+        };
         let shape: [usize; R] = self.shape.try_into().map_err(|_| mismatch())?;
         let strides: [usize; R] = self.strides.try_into().map_err(|_| mismatch())?;
         Ok(Tensor::from_checked(shape, strides, self.values))

@@ -41,7 +41,13 @@ impl<'a, T> DynView<'a, T> {
         base_offset: usize,
         len: usize,
     ) -> Self {
-        Self { data, shape, strides, base_offset, len }
+        Self {
+            data,
+            shape,
+            strides,
+            base_offset,
+            len,
+        }
     }
 
     /// Views `data` through an arbitrary strided layout, without copying.
@@ -56,7 +62,11 @@ impl<'a, T> DynView<'a, T> {
         base_offset: usize,
     ) -> Result<Self, TensorViewError> {
         if shape.len() != strides.len() {
-            return Err(TensorError::RankMismatch { expected: shape.len(), actual: strides.len() }.into());
+            return Err(TensorError::RankMismatch {
+                expected: shape.len(),
+                actual: strides.len(),
+            }
+            .into());
         }
         let len = layout::check_borrowed_layout(&shape, &strides, base_offset, data.len())?;
         Ok(Self::from_checked(data, shape, strides, base_offset, len))
@@ -108,7 +118,12 @@ impl<'a, T> DynView<'a, T> {
     /// [`TensorError::RankMismatch`] for an index of the wrong length;
     /// [`TensorError::IndexOutOfBounds`] for the first axis out of range.
     pub fn storage_offset(&self, index: &[usize]) -> Result<usize, TensorViewError> {
-        Ok(layout::checked_offset(&self.shape, &self.strides, self.base_offset, index)?)
+        Ok(layout::checked_offset(
+            &self.shape,
+            &self.strides,
+            self.base_offset,
+            index,
+        )?)
     }
 
     /// Borrows the owner's value at `index`.
@@ -138,7 +153,13 @@ impl<'a, T> DynView<'a, T> {
     pub fn reshape(&self, shape: &[usize]) -> Result<Self, TensorViewError> {
         let mut strides = vec![0; shape.len()];
         layout::check_reshape(self.len, self.is_contiguous(), shape, &mut strides)?;
-        Ok(Self::from_checked(self.data, shape.to_vec(), strides, self.base_offset, self.len))
+        Ok(Self::from_checked(
+            self.data,
+            shape.to_vec(),
+            strides,
+            self.base_offset,
+            self.len,
+        ))
     }
 
     /// Swaps two axes; see [`View::transpose`].
@@ -161,7 +182,13 @@ impl<'a, T> DynView<'a, T> {
     /// the rank; then, scanning left to right, `AxisOutOfBounds` or `DuplicateAxis`.
     pub fn permute(&self, axes: &[usize]) -> Result<Self, TensorViewError> {
         let mut view = self.clone();
-        layout::permute_into(&self.shape, &self.strides, axes, &mut view.shape, &mut view.strides)?;
+        layout::permute_into(
+            &self.shape,
+            &self.strides,
+            axes,
+            &mut view.shape,
+            &mut view.strides,
+        )?;
         Ok(view)
     }
 
@@ -171,9 +198,14 @@ impl<'a, T> DynView<'a, T> {
     /// `AxisOutOfBounds`, `SliceStartAfterEnd`, `SliceEndOutOfBounds`, in that order.
     pub fn slice(&self, axis: usize, range: Range<usize>) -> Result<Self, TensorViewError> {
         let mut view = self.clone();
-        view.base_offset =
-            layout::slice_in_place(&mut view.shape, &self.strides, self.base_offset, axis, range)?;
-        view.len = layout::checked_len(&view.shape)?;
+        view.base_offset = layout::slice_in_place(
+            &mut view.shape,
+            &self.strides,
+            self.base_offset,
+            axis,
+            range,
+        )?;
+        view.len = layout::narrowed_len(&view.shape);
         Ok(view)
     }
 
@@ -183,10 +215,19 @@ impl<'a, T> DynView<'a, T> {
     /// [`TensorError::RankMismatch`] `{ expected: R, actual: self.rank() }`.
     pub fn into_ranked<const R: usize>(self) -> Result<View<'a, R, T>, TensorError> {
         let actual = self.rank();
-        let mismatch = || TensorError::RankMismatch { expected: R, actual };
+        let mismatch = || TensorError::RankMismatch {
+            expected: R,
+            actual,
+        };
         let shape: [usize; R] = self.shape.try_into().map_err(|_| mismatch())?;
         let strides: [usize; R] = self.strides.try_into().map_err(|_| mismatch())?;
-        Ok(View::from_checked(self.data, shape, strides, self.base_offset, self.len))
+        Ok(View::from_checked(
+            self.data,
+            shape,
+            strides,
+            self.base_offset,
+            self.len,
+        ))
     }
 }
 
@@ -198,7 +239,13 @@ impl<T: Copy> DynView<'_, T> {
     pub fn materialize(&self) -> Result<DynTensor<T>, TensorViewError> {
         let mut values = kernels::buffer(self.len)
             .ok_or(TensorError::AllocationFailed { elements: self.len })?;
-        kernels::copy::copy(self.data, &self.shape, &self.strides, self.base_offset, &mut values);
+        kernels::copy::copy(
+            self.data,
+            &self.shape,
+            &self.strides,
+            self.base_offset,
+            &mut values,
+        );
         Ok(DynTensor::from_vec(self.shape.clone(), values)?)
     }
 
@@ -214,7 +261,13 @@ impl<T: Copy> DynView<'_, T> {
             });
         }
         let sink = &mut SliceSink::new(out.as_mut_slice());
-        kernels::copy::copy(self.data, &self.shape, &self.strides, self.base_offset, sink);
+        kernels::copy::copy(
+            self.data,
+            &self.shape,
+            &self.strides,
+            self.base_offset,
+            sink,
+        );
         Ok(())
     }
 }

@@ -6,6 +6,7 @@
 
 pub(crate) mod copy;
 pub(crate) mod map;
+pub(crate) mod matmul;
 pub(crate) mod offsets;
 pub(crate) mod plan;
 pub(crate) mod reduce;

@@ -2,9 +2,9 @@
 
 use super::{check_output_shape, output_buffer};
 use crate::tensor::error::TensorOpError;
-use crate::tensor::kernels::map::{self as kernel, Operand};
-use crate::tensor::kernels::sink::{SliceSink, Sink};
 use crate::tensor::kernels::Strided;
+use crate::tensor::kernels::map::{self as kernel, Operand};
+use crate::tensor::kernels::sink::{Sink, SliceSink};
 use crate::tensor::layout;
 use crate::tensor::rank::{BroadcastRank, Rank};
 use crate::tensor::storage::Tensor;
@@ -16,7 +16,11 @@ pub(crate) fn unary_core<A: Copy, B: Copy>(
     op: impl FnMut(A) -> B,
     sink: &mut impl Sink<B>,
 ) {
-    let operand = Operand { data: input.data, strides: input.strides, base: input.base };
+    let operand = Operand {
+        data: input.data,
+        strides: input.strides,
+        base: input.base,
+    };
     kernel::map_unary(input.shape, operand, op, sink);
 }
 
@@ -32,8 +36,16 @@ pub(crate) fn binary_core<A: Copy, B: Copy, C: Copy>(
     let mut right_strides = vec![0; shape.len()];
     layout::broadcast_strides(left.shape, left.strides, shape, &mut left_strides);
     layout::broadcast_strides(right.shape, right.strides, shape, &mut right_strides);
-    let left = Operand { data: left.data, strides: &left_strides, base: left.base };
-    let right = Operand { data: right.data, strides: &right_strides, base: right.base };
+    let left = Operand {
+        data: left.data,
+        strides: &left_strides,
+        base: left.base,
+    };
+    let right = Operand {
+        data: right.data,
+        strides: &right_strides,
+        base: right.base,
+    };
     kernel::map_binary(shape, left, right, op, sink);
 }
 

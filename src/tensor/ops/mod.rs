@@ -10,24 +10,31 @@
 
 mod broadcast;
 mod map;
+mod matmul;
 mod reduce;
 
 pub use broadcast::broadcast_shape;
 pub use map::{map_binary, map_binary_into, map_unary, map_unary_into};
+pub use matmul::{matmul, matmul_into};
 pub use reduce::{max_axis, max_axis_into, mean_axis, mean_axis_into, sum_axis, sum_axis_into};
 
 pub(crate) use map::{binary_core, unary_core};
+pub(crate) use matmul::matmul_fresh;
 pub(crate) use reduce::Reduction;
 
 use crate::tensor::error::TensorOpError;
 
 /// An output buffer for `elements` values, reserved with `try_reserve`.
 pub(crate) fn output_buffer<T>(elements: usize) -> Result<Vec<T>, TensorOpError> {
-    crate::tensor::kernels::buffer(elements).ok_or(TensorOpError::OutputAllocationFailed { elements })
+    crate::tensor::kernels::buffer(elements)
+        .ok_or(TensorOpError::OutputAllocationFailed { elements })
 }
 
 /// `OutputShapeMismatch` unless the caller's output has the expected shape.
-pub(crate) fn check_output_shape(expected: &[usize], actual: &[usize]) -> Result<(), TensorOpError> {
+pub(crate) fn check_output_shape(
+    expected: &[usize],
+    actual: &[usize],
+) -> Result<(), TensorOpError> {
     if expected == actual {
         Ok(())
     } else {

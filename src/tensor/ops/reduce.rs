@@ -3,8 +3,8 @@
 use super::{check_output_shape, output_buffer};
 use crate::tensor::error::TensorOpError;
 use crate::tensor::float::Float;
-use crate::tensor::kernels::reduce::{Fold, Reduce, reduce};
 use crate::tensor::kernels::Strided;
+use crate::tensor::kernels::reduce::{Fold, Reduce, reduce};
 use crate::tensor::layout;
 use crate::tensor::rank::{Rank, ReduceDim};
 use crate::tensor::storage::Tensor;
@@ -48,7 +48,11 @@ pub(crate) fn reduce_core<F: Float>(
 impl Reduction {
     /// Computes the checked reduction into `out` (row-major, output length).
     pub(crate) fn run<F: Float>(self, input: Strided<'_, '_, F>, axis: usize, out: &mut [F]) {
-        let fold = if self == Reduction::Max { Fold::Max } else { Fold::Sum };
+        let fold = if self == Reduction::Max {
+            Fold::Max
+        } else {
+            Fold::Sum
+        };
         let kernel_input = Reduce {
             data: input.data,
             shape: input.shape,
@@ -104,81 +108,158 @@ impl Reduction {
     }
 }
 
-macro_rules! reduction {
-    ($name:ident, $into:ident, $variant:ident, $what:literal, $empty:literal, $example:literal) => {
-        #[doc = concat!("The ", $what, " over one axis.")]
-        ///
-        /// Shapes: `[.., n, ..]` -> `[.., ..]` with [`RemoveDim`](crate::tensor::RemoveDim)
-        /// (rank `R - 1`, inferred) or `[.., 1, ..]` with
-        /// [`KeepDim`](crate::tensor::KeepDim) (rank `R`, NumPy `keepdims=True`).
-        /// `RemoveDim` on a rank-0 view does not compile.
-        ///
-        /// Numerics: each output group is folded in ascending index order along
-        /// `axis`, so the result is bit-identical for every layout of the same
-        /// logical values (contiguous, transposed, sliced).
-        #[doc = $empty]
-        ///
-        /// # Errors
-        /// In this order:
-        /// - [`TensorOpError::ReductionAxisOutOfBounds`] if `axis >= R`
-        ///   (always, for a rank-0 view with `KeepDim`);
-        /// - [`TensorOpError::EmptyMeanAxis`] / [`TensorOpError::EmptyMaxAxis`]
-        ///   for an axis of extent 0 (mean and max only);
-        /// - [`TensorOpError::OutputAllocationFailed`] if the output cannot be reserved.
-        ///
-        /// ```
-        /// use llm_from_scratch::prelude::*;
-        /// let biased = Tensor::from_vec([2, 3], vec![11.0, 22.0, 33.0, 14.0, 25.0, 36.0])?;
-        #[doc = $example]
-        /// # Ok::<(), Box<dyn std::error::Error>>(())
-        /// ```
-        pub fn $name<const R: usize, const S: usize, F: Float, K: ReduceDim<R, Output = Rank<S>>>(
-            input: &View<'_, R, F>,
-            axis: usize,
-            keep: K,
-        ) -> Result<Tensor<S, F>, TensorOpError> {
-            let _ = keep;
-            Reduction::$variant.ranked::<R, S, F, K>(input, axis)
-        }
-
-        #[doc = concat!("[`", stringify!($name), "`] into a caller's tensor of the output shape, reusing its storage.")]
-        ///
-        /// # Errors
-        #[doc = concat!("As for [`", stringify!($name), "`] (but no allocation), then")]
-        /// [`TensorOpError::OutputShapeMismatch`] if `out` has another shape.
-        pub fn $into<const R: usize, const S: usize, F: Float, K: ReduceDim<R, Output = Rank<S>>>(
-            input: &View<'_, R, F>,
-            axis: usize,
-            keep: K,
-            out: &mut Tensor<S, F>,
-        ) -> Result<(), TensorOpError> {
-            let _ = keep;
-            Reduction::$variant.ranked_into::<R, S, F, K>(input, axis, out)
-        }
-    };
+/// The sum over one axis, from +0.0 in ascending index order.
+///
+/// Shapes: `[.., n, ..]` -> `[.., ..]` with [`RemoveDim`](crate::tensor::RemoveDim)
+/// (rank `R - 1`, inferred) or `[.., 1, ..]` with [`KeepDim`](crate::tensor::KeepDim)
+/// (rank `R`, NumPy `keepdims=True`). `RemoveDim` on a rank-0 view does not compile.
+///
+/// Numerics: each output group is folded in ascending index order along
+/// `axis`, so the result is bit-identical for every layout of the same
+/// logical values (contiguous, transposed, sliced).
+/// An empty axis sums to +0.0 (never -0.0).
+///
+/// # Errors
+/// In this order:
+/// - [`TensorOpError::ReductionAxisOutOfBounds`] if `axis >= R` (always,
+///   for a rank-0 view with `KeepDim`);
+/// - (an empty axis is not an error: its sum is +0.0);
+/// - [`TensorOpError::OutputAllocationFailed`] if the output cannot be reserved.
+///
+/// ```
+/// use llm_from_scratch::prelude::*;
+/// let biased = Tensor::from_vec([2, 3], vec![11.0, 22.0, 33.0, 14.0, 25.0, 36.0])?;
+/// let s = sum_axis(&biased.view(), 0, RemoveDim)?; // [2, 3] -> [3]
+/// assert_eq!(s.as_slice(), &[25.0, 47.0, 69.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn sum_axis<const R: usize, const S: usize, F: Float, K: ReduceDim<R, Output = Rank<S>>>(
+    input: &View<'_, R, F>,
+    axis: usize,
+    _keep: K,
+) -> Result<Tensor<S, F>, TensorOpError> {
+    Reduction::Sum.ranked::<R, S, F, K>(input, axis)
 }
 
-reduction!(
-    sum_axis,
-    sum_axis_into,
-    Sum,
-    "sum (from +0.0, ascending)",
-    "An empty axis sums to +0.0 (never -0.0).",
-    "let s = sum_axis(&biased.view(), 0, RemoveDim)?; // [2, 3] -> [3]\nassert_eq!(s.as_slice(), &[25.0, 47.0, 69.0]);"
-);
-reduction!(
-    mean_axis,
-    mean_axis_into,
-    Mean,
-    "mean (ascending sum divided by the extent)",
-    "An empty axis is an error: the mean of nothing is undefined.",
-    "let m = mean_axis(&biased.view(), 1, KeepDim)?; // [2, 3] -> [2, 1]\nassert_eq!((m.shape(), m.as_slice()), (&[2, 1], &[22.0, 25.0][..]));"
-);
-reduction!(
-    max_axis,
-    max_axis_into,
-    Max,
-    "maximum (first NaN wins with its exact bits; ties keep the earlier value, so -0.0 before +0.0 stays -0.0; not `f64::max`)",
-    "An empty axis is an error: the maximum of nothing is undefined.",
-    "let m = max_axis(&biased.view(), 1, RemoveDim)?; // [2, 3] -> [2]\nassert_eq!(m.as_slice(), &[33.0, 36.0]);"
-);
+/// [`sum_axis`] into a caller's tensor of the output shape, reusing its storage.
+///
+/// # Errors
+/// As for [`sum_axis`] (but no allocation), then
+/// [`TensorOpError::OutputShapeMismatch`] if `out` has another shape.
+pub fn sum_axis_into<
+    const R: usize,
+    const S: usize,
+    F: Float,
+    K: ReduceDim<R, Output = Rank<S>>,
+>(
+    input: &View<'_, R, F>,
+    axis: usize,
+    _keep: K,
+    out: &mut Tensor<S, F>,
+) -> Result<(), TensorOpError> {
+    Reduction::Sum.ranked_into::<R, S, F, K>(input, axis, out)
+}
+
+/// The mean over one axis: the ascending sum divided by the extent.
+///
+/// Shapes: `[.., n, ..]` -> `[.., ..]` with [`RemoveDim`](crate::tensor::RemoveDim)
+/// (rank `R - 1`, inferred) or `[.., 1, ..]` with [`KeepDim`](crate::tensor::KeepDim)
+/// (rank `R`, NumPy `keepdims=True`). `RemoveDim` on a rank-0 view does not compile.
+///
+/// Numerics: each output group is folded in ascending index order along
+/// `axis`, so the result is bit-identical for every layout of the same
+/// logical values (contiguous, transposed, sliced).
+/// An empty axis is an error: the mean of nothing is undefined.
+///
+/// # Errors
+/// In this order:
+/// - [`TensorOpError::ReductionAxisOutOfBounds`] if `axis >= R` (always,
+///   for a rank-0 view with `KeepDim`);
+/// - [`TensorOpError::EmptyMeanAxis`] if the axis has extent 0;
+/// - [`TensorOpError::OutputAllocationFailed`] if the output cannot be reserved.
+///
+/// ```
+/// use llm_from_scratch::prelude::*;
+/// let biased = Tensor::from_vec([2, 3], vec![11.0, 22.0, 33.0, 14.0, 25.0, 36.0])?;
+/// let m = mean_axis(&biased.view(), 1, KeepDim)?; // [2, 3] -> [2, 1]
+/// assert_eq!((m.shape(), m.as_slice()), (&[2, 1], &[22.0, 25.0][..]));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn mean_axis<const R: usize, const S: usize, F: Float, K: ReduceDim<R, Output = Rank<S>>>(
+    input: &View<'_, R, F>,
+    axis: usize,
+    _keep: K,
+) -> Result<Tensor<S, F>, TensorOpError> {
+    Reduction::Mean.ranked::<R, S, F, K>(input, axis)
+}
+
+/// [`mean_axis`] into a caller's tensor of the output shape, reusing its storage.
+///
+/// # Errors
+/// As for [`mean_axis`] (but no allocation), then
+/// [`TensorOpError::OutputShapeMismatch`] if `out` has another shape.
+pub fn mean_axis_into<
+    const R: usize,
+    const S: usize,
+    F: Float,
+    K: ReduceDim<R, Output = Rank<S>>,
+>(
+    input: &View<'_, R, F>,
+    axis: usize,
+    _keep: K,
+    out: &mut Tensor<S, F>,
+) -> Result<(), TensorOpError> {
+    Reduction::Mean.ranked_into::<R, S, F, K>(input, axis, out)
+}
+
+/// The maximum over one axis: the first NaN wins with its exact bits; ties keep the earlier value (so -0.0 before +0.0 stays -0.0). Not `f64::max`.
+///
+/// Shapes: `[.., n, ..]` -> `[.., ..]` with [`RemoveDim`](crate::tensor::RemoveDim)
+/// (rank `R - 1`, inferred) or `[.., 1, ..]` with [`KeepDim`](crate::tensor::KeepDim)
+/// (rank `R`, NumPy `keepdims=True`). `RemoveDim` on a rank-0 view does not compile.
+///
+/// Numerics: each output group is folded in ascending index order along
+/// `axis`, so the result is bit-identical for every layout of the same
+/// logical values (contiguous, transposed, sliced).
+/// An empty axis is an error: the maximum of nothing is undefined.
+///
+/// # Errors
+/// In this order:
+/// - [`TensorOpError::ReductionAxisOutOfBounds`] if `axis >= R` (always,
+///   for a rank-0 view with `KeepDim`);
+/// - [`TensorOpError::EmptyMaxAxis`] if the axis has extent 0;
+/// - [`TensorOpError::OutputAllocationFailed`] if the output cannot be reserved.
+///
+/// ```
+/// use llm_from_scratch::prelude::*;
+/// let biased = Tensor::from_vec([2, 3], vec![11.0, 22.0, 33.0, 14.0, 25.0, 36.0])?;
+/// let m = max_axis(&biased.view(), 1, RemoveDim)?; // [2, 3] -> [2]
+/// assert_eq!(m.as_slice(), &[33.0, 36.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn max_axis<const R: usize, const S: usize, F: Float, K: ReduceDim<R, Output = Rank<S>>>(
+    input: &View<'_, R, F>,
+    axis: usize,
+    _keep: K,
+) -> Result<Tensor<S, F>, TensorOpError> {
+    Reduction::Max.ranked::<R, S, F, K>(input, axis)
+}
+
+/// [`max_axis`] into a caller's tensor of the output shape, reusing its storage.
+///
+/// # Errors
+/// As for [`max_axis`] (but no allocation), then
+/// [`TensorOpError::OutputShapeMismatch`] if `out` has another shape.
+pub fn max_axis_into<
+    const R: usize,
+    const S: usize,
+    F: Float,
+    K: ReduceDim<R, Output = Rank<S>>,
+>(
+    input: &View<'_, R, F>,
+    axis: usize,
+    _keep: K,
+    out: &mut Tensor<S, F>,
+) -> Result<(), TensorOpError> {
+    Reduction::Max.ranked_into::<R, S, F, K>(input, axis, out)
+}

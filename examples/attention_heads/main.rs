@@ -1,0 +1,145 @@
+//! # GPT-2 attention heads: split, attend, merge — and where the copies are
+//!
+//! `cargo run --release --example attention_heads [-- --batch B --seq T --heads H --width C]`
+//!
+//! Runs GPT-2's attention block (OpenAI `model.py`: `split_states`,
+//! `split_heads`, `multihead_attn`, `merge_heads`) on seeded input of GPT-2
+//! small's shapes, every step at full size: slices, split heads, the
+//! transposed key view, scores by `matmul` straight from that view, the
+//! causal mask by broadcasting, a stable softmax, `P·V` by `matmul`, merge
+//! heads. It prints the layout trace of every step (shape, strides, base
+//! offset, contiguity, shared or new owner), counts copied bytes against a
+//! copy-everything baseline, times each step, and checks every output
+//! against a plain-loop reference (the attention tensors on sampled query
+//! rows at full size). Exit code 0 only if every check passes; 1 on a
+//! mismatch; 2 for bad flags.
+//!
+//! Modules: `args` (flags), `prng` (seeded input), `pipeline` (the steps,
+//! shared with `tests/attention.rs`), `ledger` (trace and costs), `heap`
+//! (counting allocator), `naive` (the reference), `verify` (comparisons),
+//! `report` (byte and time summaries).
+
+mod args;
+mod heap;
+mod ledger;
+mod naive;
+mod pipeline;
+mod prng;
+mod report;
+mod verify;
+
+use args::{ArgsError, Config};
+use ledger::Ledger;
+use llm_from_scratch::prelude::*;
+use pipeline::{Made, Part, Recorder};
+use std::process::ExitCode;
+use std::time::Instant;
+
+#[global_allocator]
+static ALLOCATOR: heap::Counting = heap::Counting;
+
+fn main() -> ExitCode {
+    let config = match args::parse(std::env::args_os().skip(1)) {
+        Ok(config) => config,
+        Err(ArgsError::Help) => {
+            println!("{}", args::USAGE);
+            return ExitCode::SUCCESS;
+        }
+        Err(ArgsError::Usage(message)) => {
+            eprintln!("error: {message}\n\n{}", args::USAGE);
+            return ExitCode::from(2);
+        }
+    };
+    match run(&config) {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => {
+            eprintln!("\nFAILED: see the lines marked MISMATCH / PROBLEM above");
+            ExitCode::from(1)
+        }
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+/// Runs every step, prints it, verifies it; `Ok(true)` when all checks pass.
+fn run(config: &Config) -> Result<bool, TensorOpError> {
+    let started = Instant::now();
+    let dims = config.dims;
+    let (b, t, h, d, c) = (
+        dims.batch(),
+        dims.seq(),
+        dims.heads(),
+        dims.head_width(),
+        dims.width(),
+    );
+    println!("GPT-2 attention layouts: B = {b}, T = {t}, H = {h}, D = {d}, C = H·D = {c} (f64)");
+    println!(
+        "attention runs over all T = {t} positions (matmul); estimated peak memory {} MiB",
+        config.memory >> 20
+    );
+
+    let mut ledger = Ledger::new(heap::requested_bytes);
+    ledger.step(format_args!("0 · input: packed projection qkv [B, T, 3C]"));
+    let qkv = prng::packed_qkv(b, t, c, prng::SEED)?;
+    ledger.owner(format_args!("qkv"), Made::Input, &qkv);
+    ledger.print_new();
+
+    let parts = pipeline::slice_qkv(&qkv, &dims, &mut ledger)?;
+    ledger.print_new();
+    let contiguous = parts.iter().all(|part| matches!(part, Part::Shared(_)));
+    println!(
+        "  B·T = {}: the slices are {}contiguous, so {}",
+        b * t,
+        if contiguous { "" } else { "not " },
+        if contiguous {
+            "reshape takes them as they are"
+        } else {
+            "reshape refuses them and each is materialized once"
+        }
+    );
+
+    let heads = pipeline::split_heads(&parts, &dims, &mut ledger)?;
+    let kt = pipeline::transpose_keys(&heads.k, &mut ledger)?;
+    ledger.print_new();
+
+    let attention = pipeline::attention(&heads, &kt, &mut ledger)?;
+    ledger.print_new();
+
+    ledger.step(format_args!("5 · merge heads of Y → [B, T, C]"));
+    let merged = pipeline::merge_heads(attention.out.view(), "Y", &mut ledger)?;
+    ledger.print_new();
+
+    let pipeline_ms = started.elapsed().as_secs_f64() * 1e3;
+    println!("\n── checks against the plain-loop reference (naive.rs) ──");
+    let outputs = verify::Outputs {
+        qkv: &qkv,
+        parts: &parts,
+        heads: &heads,
+        kt: &kt,
+        attention: &attention,
+        merged: &merged,
+    };
+    let mut ok = verify::against_naive(&dims, &config.checked_rows(), &outputs);
+    ok &=
+        contiguous == (b * t == 1) || verify::problem("the slices' contiguity should be B·T == 1");
+
+    println!("\n── bytes ──");
+    ok &= report::bytes(&ledger);
+    println!("\n── time (this run, wall clock) ──");
+    report::times(&ledger, &dims);
+    println!(
+        "  whole pipeline {pipeline_ms:.1} ms; with checks {:.1} ms",
+        started.elapsed().as_secs_f64() * 1e3
+    );
+    println!(
+        "\n{}",
+        if ok {
+            "OK: every check passed"
+        } else {
+            "FAILED"
+        }
+    );
+    Ok(ok)
+}

@@ -1,0 +1,191 @@
+//! The independent reference: the same attention with plain nested loops
+//! over the packed `qkv` values (`Vec<f64>`, index arithmetic, no views, no
+//! crate operations), so the pipeline is checked against code that shares
+//! nothing with it but the formulas.
+
+/// The packed projection `[B, T, 3C]` as a flat row-major slice, with its sizes.
+#[derive(Debug, Clone, Copy)]
+pub struct Naive<'a> {
+    qkv: &'a [f64],
+    batch: usize,
+    seq: usize,
+    heads: usize,
+    head_width: usize,
+}
+
+/// Which third of the packed projection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Which {
+    /// Queries, channels `0..C`.
+    Q = 0,
+    /// Keys, channels `C..2C`.
+    K = 1,
+    /// Values, channels `2C..3C`.
+    V = 2,
+}
+
+/// The attention results on selected query rows `rows` (every key position
+/// `0..T` each): per batch, per head, per selected row, in that order.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NaiveAttention {
+    /// `Q·Kᵀ/√D` before masking, `[B, H, R, T]` for `R = rows.len()`.
+    pub scores: Vec<f64>,
+    /// Scores with `-inf` where `j > i`, `[B, H, R, T]`.
+    pub masked: Vec<f64>,
+    /// Row maxima of `masked`, `[B, H, R]`.
+    pub max: Vec<f64>,
+    /// `exp(masked - max)`, `[B, H, R, T]`.
+    pub exps: Vec<f64>,
+    /// Row sums of `exps`, `[B, H, R]`.
+    pub sums: Vec<f64>,
+    /// Causal softmax probabilities, `[B, H, R, T]`.
+    pub probs: Vec<f64>,
+    /// `P·V`, `[B, H, R, D]`.
+    pub out: Vec<f64>,
+    /// Heads merged, `[B, R, C]`.
+    pub merged: Vec<f64>,
+}
+
+/// The rows `rows` of axis 2 of a row-major `[a, b, n, w]` buffer, as
+/// `[a, b, rows.len(), w]`: picks out of a pipeline output the rows the
+/// reference computed (index arithmetic only).
+pub fn select_rows(values: &[f64], shape: [usize; 4], rows: &[usize]) -> Vec<f64> {
+    let [outer, inner, n, w] = shape;
+    assert_eq!(
+        values.len(),
+        outer * inner * n * w,
+        "shape and values disagree"
+    );
+    let mut out = Vec::with_capacity(outer * inner * rows.len() * w);
+    for group in 0..outer * inner {
+        for &row in rows {
+            let start = (group * n + row) * w;
+            out.extend_from_slice(&values[start..start + w]);
+        }
+    }
+    out
+}
+
+impl<'a> Naive<'a> {
+    /// Wraps `qkv`, which must hold `B * T * 3 * H * D` values.
+    pub fn new(qkv: &'a [f64], batch: usize, seq: usize, heads: usize, head_width: usize) -> Self {
+        assert_eq!(
+            qkv.len(),
+            batch * seq * 3 * heads * head_width,
+            "qkv has the wrong length"
+        );
+        Self {
+            qkv,
+            batch,
+            seq,
+            heads,
+            head_width,
+        }
+    }
+
+    /// `qkv[b, t, which * C + h * D + d]`.
+    fn at(&self, b: usize, t: usize, which: Which, h: usize, d: usize) -> f64 {
+        let c = self.heads * self.head_width;
+        self.qkv[(b * self.seq + t) * 3 * c + which as usize * c + h * self.head_width + d]
+    }
+
+    /// One part as `[B, T, C]`.
+    pub fn part(&self, which: Which) -> Vec<f64> {
+        let mut out = Vec::new();
+        for b in 0..self.batch {
+            for t in 0..self.seq {
+                for h in 0..self.heads {
+                    for d in 0..self.head_width {
+                        out.push(self.at(b, t, which, h, d));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// One part split into heads, `[B, H, T, D]`.
+    pub fn heads(&self, which: Which) -> Vec<f64> {
+        let mut out = Vec::new();
+        for b in 0..self.batch {
+            for h in 0..self.heads {
+                for t in 0..self.seq {
+                    for d in 0..self.head_width {
+                        out.push(self.at(b, t, which, h, d));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// The keys with sequence and width exchanged, `[B, H, D, T]`.
+    pub fn keys_transposed(&self) -> Vec<f64> {
+        let mut out = Vec::new();
+        for b in 0..self.batch {
+            for h in 0..self.heads {
+                for d in 0..self.head_width {
+                    for t in 0..self.seq {
+                        out.push(self.at(b, t, Which::K, h, d));
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Causal attention for the query rows `rows` (each `< T`) over all `T`
+    /// keys: sums from +0.0 in ascending index order, the stable softmax
+    /// `exp(s - max) / sum`.
+    pub fn attention(&self, rows: &[usize]) -> NaiveAttention {
+        let (seq, heads, width) = (self.seq, self.heads, self.head_width);
+        let scale = (width as f64).sqrt();
+        let mut result = NaiveAttention {
+            scores: Vec::new(),
+            masked: Vec::new(),
+            max: Vec::new(),
+            exps: Vec::new(),
+            sums: Vec::new(),
+            probs: Vec::new(),
+            out: Vec::new(),
+            merged: vec![0.0; self.batch * rows.len() * heads * width],
+        };
+        for b in 0..self.batch {
+            for h in 0..heads {
+                for (r, &i) in rows.iter().enumerate() {
+                    let mut row = vec![f64::NEG_INFINITY; seq];
+                    for (j, slot) in row.iter_mut().enumerate() {
+                        let mut dot = 0.0;
+                        for d in 0..width {
+                            dot += self.at(b, i, Which::Q, h, d) * self.at(b, j, Which::K, h, d);
+                        }
+                        result.scores.push(dot / scale);
+                        if j <= i {
+                            *slot = dot / scale;
+                        }
+                    }
+                    let max = row
+                        .iter()
+                        .fold(f64::NEG_INFINITY, |m, &s| if s > m { s } else { m });
+                    let exps: Vec<f64> = row.iter().map(|&s| (s - max).exp()).collect();
+                    let total = exps.iter().fold(0.0, |acc, &e| acc + e);
+                    let probs: Vec<f64> = exps.iter().map(|&e| e / total).collect();
+                    result.masked.extend(&row);
+                    result.max.push(max);
+                    result.exps.extend(&exps);
+                    result.sums.push(total);
+                    for d in 0..width {
+                        let mut acc = 0.0;
+                        for (j, &p) in probs.iter().enumerate() {
+                            acc += p * self.at(b, j, Which::V, h, d);
+                        }
+                        result.out.push(acc);
+                        result.merged[((b * rows.len() + r) * heads + h) * width + d] = acc;
+                    }
+                    result.probs.extend(probs);
+                }
+            }
+        }
+        result
+    }
+}

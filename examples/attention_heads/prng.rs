@@ -1,0 +1,52 @@
+//! Deterministic input: SplitMix64 (Steele, Lea and Flood, 2014), the
+//! generator `scripts/attention_fixture.py` re-implements, so Rust and NumPy
+//! start from the same bits.
+
+use llm_from_scratch::prelude::*;
+
+/// The seed of every run; the fixture script uses the same one.
+pub const SEED: u64 = 2019;
+
+/// SplitMix64: a 64-bit state advanced by a Weyl step and mixed.
+#[derive(Debug, Clone)]
+pub struct SplitMix64 {
+    state: u64,
+}
+
+impl SplitMix64 {
+    /// A generator whose first output depends only on `seed`.
+    pub fn new(seed: u64) -> Self {
+        Self { state: seed }
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        self.state = self.state.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.state;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// A value in `[-1, 1)` on a grid of 2^-52: the top 53 bits scaled,
+    /// computed exactly (no rounding), so any language gets the same `f64`.
+    pub fn next_signed_unit(&mut self) -> f64 {
+        ((self.next_u64() >> 11) as f64) * f64::EPSILON - 1.0
+    }
+}
+
+/// The packed projection `qkv` of shape `[batch, seq, 3 * width]`, filled in
+/// row-major order from `SplitMix64::new(seed)`.
+///
+/// # Errors
+/// `ShapeOverflow` or `AllocationFailed` from [`Tensor::from_fn`].
+pub fn packed_qkv(
+    batch: usize,
+    seq: usize,
+    width: usize,
+    seed: u64,
+) -> Result<Tensor<3>, TensorError> {
+    let packed = width.checked_mul(3).ok_or(TensorError::ShapeOverflow)?;
+    let mut rng = SplitMix64::new(seed);
+    Tensor::from_fn([batch, seq, packed], |_| rng.next_signed_unit())
+}

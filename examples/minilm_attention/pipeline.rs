@@ -1,0 +1,247 @@
+//! The embeddings and the layer-0 self-attention block of a BERT encoder
+//! (all-MiniLM-L6-v2: hidden 384, 12 heads of width 32), built only from the
+//! crate's views and ops over weights borrowed from a safetensors buffer.
+//! Shared by `examples/minilm_attention` and `tests/minilm.rs`.
+
+use llm_from_scratch::prelude::*;
+use llm_from_scratch::tensor::ops::matmul;
+use llm_from_scratch::tensor::weights::{Weight, Weights, WeightsError};
+use std::error::Error;
+
+/// Result type of the pipeline: any crate error, boxed.
+pub type Fallible<T> = Result<T, Box<dyn Error>>;
+
+/// Where the weights come from: the small fixture or a full `model.safetensors`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Naming {
+    /// `tests/fixtures/minilm/layer0.safetensors` (embedding rows already gathered).
+    Fixture,
+    /// A full checkpoint (`embeddings.word_embeddings.weight`, `encoder.layer.0…`).
+    Checkpoint,
+}
+
+impl Naming {
+    fn name(self, short: &str) -> String {
+        if self == Naming::Fixture {
+            return short.to_string();
+        }
+        let checkpoint = match short {
+            "embeddings.word_rows" => "embeddings.word_embeddings.weight",
+            "embeddings.position_rows" => "embeddings.position_embeddings.weight",
+            "embeddings.token_type_row" => "embeddings.token_type_embeddings.weight",
+            "embeddings.layer_norm.weight" => "embeddings.LayerNorm.weight",
+            "embeddings.layer_norm.bias" => "embeddings.LayerNorm.bias",
+            "attention.output.layer_norm.weight" => {
+                "encoder.layer.0.attention.output.LayerNorm.weight"
+            }
+            "attention.output.layer_norm.bias" => "encoder.layer.0.attention.output.LayerNorm.bias",
+            other => {
+                return format!(
+                    "encoder.layer.0.{}",
+                    other
+                        .replace("attention.", "attention.self.")
+                        .replace("self.output", "output")
+                );
+            }
+        };
+        checkpoint.to_string()
+    }
+}
+
+/// BERT's layer-norm epsilon (`layer_norm_eps` in the model config).
+pub const LAYER_NORM_EPS: f32 = 1e-12;
+
+/// Every stage's output, for comparison and printing.
+pub struct Outputs {
+    /// Embedding output after layer norm, `[T, C]`.
+    pub embeddings: Tensor<2, f32>,
+    /// Attention probabilities, `[1, H, T, T]`.
+    pub probabilities: Tensor<4, f32>,
+    /// Merged attention context, `[1, T, C]`.
+    pub context: Tensor<3, f32>,
+    /// Attention block output (dense, residual, layer norm), `[T, C]`.
+    pub attention_output: Tensor<2, f32>,
+    /// The layout trace of the head split / merge.
+    pub trace: LayoutTrace,
+    /// Bytes copied by announced materializes.
+    pub copied_bytes: usize,
+}
+
+/// Reads a rank-`R` f32 weight, borrowed from the buffer when aligned.
+pub fn weight<'a, const R: usize>(
+    weights: &Weights<'a>,
+    naming: Naming,
+    name: &str,
+) -> Result<Weight<'a, R, f32>, WeightsError> {
+    weights.get::<R, f32>(&naming.name(name))
+}
+
+/// Rows `ids` of an embedding table `[V, C]` -> `[T, C]` (a gather: the one
+/// copy of the embedding step). An id outside the table is an error naming it.
+pub fn gather(table: &View<'_, 2, f32>, ids: &[usize]) -> Fallible<Tensor<2, f32>> {
+    let [_, width] = *table.shape();
+    let mut values = Vec::new();
+    values.try_reserve_exact(ids.len() * width)?;
+    for &id in ids {
+        let vocabulary = table.shape()[0];
+        if id >= vocabulary {
+            return Err(
+                format!("token id {id} is not below the vocabulary size {vocabulary}").into(),
+            );
+        }
+        values.extend(table.slice(0, id..id + 1)?.iter());
+    }
+    Ok(Tensor::from_vec([ids.len(), width], values)?)
+}
+
+/// Layer norm over the last axis: `(x - mean) / sqrt(var + eps) * gamma + beta`,
+/// biased variance as in `torch.nn.LayerNorm`. `[T, C]` -> `[T, C]`.
+pub fn layer_norm(
+    x: &View<'_, 2, f32>,
+    gamma: &View<'_, 1, f32>,
+    beta: &View<'_, 1, f32>,
+) -> Fallible<Tensor<2, f32>> {
+    let mean = mean_axis(x, 1, KeepDim)?; // [T, 1]
+    let centered = map_binary(x, &mean.view(), |v, m| v - m)?;
+    let variance = mean_axis(&map_unary(&centered.view(), |v| v * v)?.view(), 1, KeepDim)?;
+    let normalized = map_binary(&centered.view(), &variance.view(), |c, v| {
+        c / (v + LAYER_NORM_EPS).sqrt()
+    })?;
+    let scaled = map_binary(&normalized.view(), gamma, |n, g| n * g)?;
+    Ok(map_binary(&scaled.view(), beta, |s, b| s + b)?)
+}
+
+/// A linear layer `x · Wᵀ + b` with `W` in PyTorch's `[out, in]` layout:
+/// `Wᵀ` is a zero-copy transposed view. `[T, in]` -> `[T, out]`.
+pub fn linear(
+    x: &View<'_, 2, f32>,
+    weight: &View<'_, 2, f32>,
+    bias: &View<'_, 1, f32>,
+) -> Fallible<Tensor<2, f32>> {
+    let product = matmul(x, &weight.transpose(0, 1)?)?;
+    Ok(map_binary(&product.view(), bias, |p, b| p + b)?)
+}
+
+/// `[T, C]` -> reshape `[1, T, H, D]` -> permute `[1, H, T, D]`, zero-copy.
+pub fn split_heads<'a>(x: &View<'a, 2, f32>, heads: usize) -> Fallible<View<'a, 4, f32>> {
+    let [tokens, width] = *x.shape();
+    Ok(x.reshape([1, tokens, heads, width / heads])?
+        .permute([0, 2, 1, 3])?)
+}
+
+/// A numerically stable softmax over the last axis (max kept, subtract, exp, sum kept, divide).
+pub fn softmax(scores: &View<'_, 4, f32>) -> Fallible<Tensor<4, f32>> {
+    let max = max_axis(scores, 3, KeepDim)?;
+    let exp = map_binary(scores, &max.view(), |s, m| (s - m).exp())?;
+    let total = sum_axis(&exp.view(), 3, KeepDim)?;
+    Ok(map_binary(&exp.view(), &total.view(), |e, z| e / z)?)
+}
+
+/// Runs the embeddings and the layer-0 attention block for `ids`.
+pub fn run(
+    weights: &Weights<'_>,
+    naming: Naming,
+    ids: &[usize],
+    heads: usize,
+) -> Fallible<Outputs> {
+    let mut trace = LayoutTrace::new();
+    let words = weight::<2>(weights, naming, "embeddings.word_rows")?;
+    let positions = weight::<2>(weights, naming, "embeddings.position_rows")?;
+    let token_types = weight::<2>(weights, naming, "embeddings.token_type_row");
+    let token_type_row = match token_types {
+        Ok(table) => table.view().slice(0, 0..1)?.materialize()?.into_vec(),
+        Err(_) => weight::<1>(weights, naming, "embeddings.token_type_row")?
+            .view()
+            .materialize()?
+            .into_vec(),
+    };
+    let tokens = ids.len();
+    let word_ids: Vec<usize> = if naming == Naming::Fixture {
+        (0..tokens).collect()
+    } else {
+        ids.to_vec()
+    };
+    let gathered = gather(&words.view(), &word_ids)?;
+    let position_rows = positions.view().slice(0, 0..tokens)?; // zero-copy
+    let token_type = Tensor::from_vec([token_type_row.len()], token_type_row)?;
+    let summed = map_binary(&gathered.view(), &position_rows, |w, p| w + p)?;
+    let summed = map_binary(&summed.view(), &token_type.view(), |s, t| s + t)?;
+    let ln_w = weight::<1>(weights, naming, "embeddings.layer_norm.weight")?;
+    let ln_b = weight::<1>(weights, naming, "embeddings.layer_norm.bias")?;
+    let embeddings = layer_norm(&summed.view(), &ln_w.view(), &ln_b.view())?;
+
+    let mut project = |name: &str| -> Fallible<Tensor<2, f32>> {
+        let w = weight::<2>(weights, naming, &format!("attention.{name}.weight"))?;
+        let b = weight::<1>(weights, naming, &format!("attention.{name}.bias"))?;
+        trace
+            .source("the weights file", w.view().storage())
+            .view(&format!("W_{name} [out, in]"), &w.view())
+            .view(
+                &format!("W_{name}ᵀ [in, out] for x·Wᵀ"),
+                &w.view().transpose(0, 1)?,
+            );
+        linear(&embeddings.view(), &w.view(), &b.view())
+    };
+    let (q, k, v) = (project("query")?, project("key")?, project("value")?);
+    let q_heads = split_heads(&q.view(), heads)?;
+    let k_heads = split_heads(&k.view(), heads)?;
+    let v_heads = split_heads(&v.view(), heads)?;
+    let k_t = k_heads.transpose(2, 3)?; // [1, H, D, T], zero-copy
+    trace
+        .owner("Q = x·W_qᵀ + b_q", &q)
+        .view("Q split heads [1,H,T,D]", &q_heads);
+    trace.owner("K", &k).view("Kᵀ [1,H,D,T]", &k_t);
+    let scale = 1.0 / ((q_heads.shape()[3]) as f32).sqrt();
+    let scores = map_unary(&matmul(&q_heads, &k_t)?.view(), |s| s * scale)?;
+    let probabilities = softmax(&scores.view())?;
+    let context_heads = matmul(&probabilities.view(), &v_heads)?; // [1, H, T, D]
+    let merged_view = context_heads.view().permute([0, 2, 1, 3])?; // [1, T, H, D], not contiguous
+    let merged = merged_view.materialize()?;
+    trace
+        .owner("P·V [1,H,T,D]", &context_heads)
+        .view("permute [1,T,H,D]", &merged_view);
+    trace.owner("materialize (merge heads)", &merged);
+    let copied_bytes = merged.len() * size_of::<f32>();
+    // Reshaping an owner's contiguous values into [1, T, C] moves the Vec: no copy.
+    let context = Tensor::from_vec([1, tokens, q.shape()[1]], merged.into_vec())?;
+
+    let flat = context.view().reshape([tokens, q.shape()[1]])?;
+    let dense_w = weight::<2>(weights, naming, "attention.output.dense.weight")?;
+    let dense_b = weight::<1>(weights, naming, "attention.output.dense.bias")?;
+    let dense = linear(&flat, &dense_w.view(), &dense_b.view())?;
+    let residual = map_binary(&dense.view(), &embeddings.view(), |d, e| d + e)?;
+    let out_w = weight::<1>(weights, naming, "attention.output.layer_norm.weight")?;
+    let out_b = weight::<1>(weights, naming, "attention.output.layer_norm.bias")?;
+    let attention_output = layer_norm(&residual.view(), &out_w.view(), &out_b.view())?;
+    Ok(Outputs {
+        embeddings,
+        probabilities,
+        context,
+        attention_output,
+        trace,
+        copied_bytes,
+    })
+}
+
+/// The largest absolute difference between our values and a reference.
+pub fn max_abs_diff<'a>(
+    ours: impl Iterator<Item = &'a f32>,
+    reference: impl Iterator<Item = &'a f32>,
+) -> f32 {
+    ours.zip(reference)
+        .fold(0.0, |worst, (a, b)| worst.max((a - b).abs()))
+}
+
+/// A reference tensor of the fixture, flattened in row-major order (any rank).
+pub fn reference_values(fixture: &Weights<'_>, name: &str) -> Result<Vec<f32>, WeightsError> {
+    match fixture.get::<3, f32>(name) {
+        Ok(weight) => Ok(weight.view().iter().copied().collect()),
+        Err(WeightsError::RankMismatch { .. }) => Ok(fixture
+            .get::<4, f32>(name)?
+            .view()
+            .iter()
+            .copied()
+            .collect()),
+        Err(other) => Err(other),
+    }
+}

@@ -1,0 +1,174 @@
+"""Our semantics (DESIGN.md §5), written in Python for scripts/numpy_fixtures.py.
+
+These are the expectations the fixtures record for the crate: layouts by our
+rules (plain suffix-product strides, our contiguity, our error order), the
+broadcast error at the leftmost failing axis, and reductions folded in
+ascending order (sum from +0.0; max keeping the first NaN and the earlier of
+equal values). Error texts are the Rust `Debug` of our error variants.
+NumPy is not used here except to walk a reduction's groups in logical order.
+"""
+
+import math
+
+import numpy as np
+
+USIZE_MAX = 2**64 - 1
+
+
+class OurError(Exception):
+    """An error our crate returns; `str()` is the Rust `Debug` of the variant."""
+
+
+def row_major(shape):
+    """Plain suffix products, every product checked (our `row_major_strides`)."""
+    strides = [0] * len(shape)
+    running = 1
+    for axis in reversed(range(len(shape))):
+        strides[axis] = running
+        running *= shape[axis]
+        if running > USIZE_MAX:
+            raise OurError("Tensor(ShapeOverflow)")
+    return strides, running
+
+
+def count(shape):
+    return math.prod(shape)
+
+
+def is_contiguous(shape, strides):
+    if 0 in shape:
+        return True
+    expected = 1
+    for extent, stride in zip(reversed(shape), reversed(strides)):
+        if extent > 1 and stride != expected:
+            return False
+        expected *= extent
+    return True
+
+
+class Layout:
+    def __init__(self, shape, strides, offset):
+        self.shape, self.strides, self.offset = list(shape), list(strides), offset
+
+    def transpose(self, a, b):
+        rank = len(self.shape)
+        for axis in (a, b):
+            if axis >= rank:
+                raise OurError("AxisOutOfBounds { axis: %d, rank: %d }" % (axis, rank))
+        shape, strides = list(self.shape), list(self.strides)
+        shape[a], shape[b] = shape[b], shape[a]
+        strides[a], strides[b] = strides[b], strides[a]
+        return Layout(shape, strides, self.offset)
+
+    def permute(self, axes):
+        rank = len(self.shape)
+        if len(axes) != rank:
+            raise OurError(
+                "PermutationLengthMismatch { expected: %d, actual: %d }" % (rank, len(axes))
+            )
+        for position, axis in enumerate(axes):
+            if axis >= rank:
+                raise OurError("AxisOutOfBounds { axis: %d, rank: %d }" % (axis, rank))
+            if axis in axes[:position]:
+                raise OurError("DuplicateAxis { axis: %d }" % axis)
+        return Layout(
+            [self.shape[a] for a in axes], [self.strides[a] for a in axes], self.offset
+        )
+
+    def slice(self, axis, start, end):
+        rank = len(self.shape)
+        if axis >= rank:
+            raise OurError("AxisOutOfBounds { axis: %d, rank: %d }" % (axis, rank))
+        if start > end:
+            raise OurError(
+                "SliceStartAfterEnd { axis: %d, start: %d, end: %d }" % (axis, start, end)
+            )
+        if end > self.shape[axis]:
+            raise OurError(
+                "SliceEndOutOfBounds { axis: %d, end: %d, dimension: %d }"
+                % (axis, end, self.shape[axis])
+            )
+        shape = list(self.shape)
+        shape[axis] = end - start
+        return Layout(shape, self.strides, self.offset + start * self.strides[axis])
+
+    def reshape(self, shape):
+        strides, requested = row_major(shape)
+        current = count(self.shape)
+        if requested != current:
+            raise OurError(
+                "ReshapeElementCountMismatch { current: %d, requested: %d }"
+                % (current, requested)
+            )
+        if not self.contiguous():
+            raise OurError("NonContiguousReshape")
+        return Layout(shape, strides, self.offset)
+
+    def contiguous(self):
+        return is_contiguous(self.shape, self.strides)
+
+    def offsets(self):
+        result = []
+        for index in np.ndindex(*self.shape):
+            result.append(self.offset + sum(i * s for i, s in zip(index, self.strides)))
+        return result
+
+
+def our_broadcast(left, right):
+    rank = max(len(left), len(right))
+    pl = [1] * (rank - len(left)) + list(left)
+    pr = [1] * (rank - len(right)) + list(right)
+    out = []
+    for axis, (a, b) in enumerate(zip(pl, pr)):
+        if a == b or b == 1:
+            out.append(a)
+        elif a == 1:
+            out.append(b)
+        else:
+            raise OurError(
+                "IncompatibleBroadcast { axis: %d, left_dimension: %d, right_dimension: %d }"
+                % (axis, a, b)
+            )
+    return out
+
+
+def fold_sum(group):
+    accumulator = 0.0
+    for value in group:
+        accumulator = accumulator + value
+    return accumulator
+
+
+def fold_max(group):
+    accumulator = group[0]
+    for value in group[1:]:
+        if not math.isnan(accumulator) and (math.isnan(value) or value > accumulator):
+            accumulator = value
+    return accumulator
+
+
+def our_reduce(array, op, axis, keep):
+    rank = array.ndim
+    if axis >= rank:
+        raise OurError("ReductionAxisOutOfBounds { axis: %d, rank: %d }" % (axis, rank))
+    extent = array.shape[axis]
+    if extent == 0 and op == "mean":
+        raise OurError("EmptyMeanAxis { axis: %d }" % axis)
+    if extent == 0 and op == "max":
+        raise OurError("EmptyMaxAxis { axis: %d }" % axis)
+    shape = list(array.shape)
+    if keep:
+        shape[axis] = 1
+    else:
+        del shape[axis]
+    groups = np.moveaxis(array, axis, -1).reshape(-1, extent).tolist() if extent else [
+        [] for _ in range(count(shape))
+    ]
+    if op == "sum":
+        values = [fold_sum(g) for g in groups]
+    elif op == "mean":
+        values = [fold_sum(g) / float(extent) for g in groups]
+    else:
+        values = [fold_max(g) for g in groups]
+    assert len(values) == count(shape)
+    return shape, values

@@ -1,0 +1,271 @@
+//! Ranked views straight over the tensors of a safetensors buffer
+//! (feature `safetensors`).
+//!
+//! A weights file is one byte buffer: a JSON header, then every tensor's
+//! little-endian values. [`Weights::get`] returns a [`View`] that borrows
+//! those bytes as `&[f32]` (no copy) whenever they are aligned for the
+//! element type; otherwise it copies once into an owned [`Tensor`] and says
+//! so ([`Weight::Copied`]). [`AlignedBytes`] reads a file into an 8-byte
+//! aligned buffer, so every f32/f64 tensor of a well-formed file borrows.
+//!
+//! ```
+//! use llm_from_scratch::tensor::weights::{AlignedBytes, Weights};
+//! # let bytes = safetensors::serialize(
+//! #     [("w", safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![2, 3],
+//! #         &[0u8; 24]).unwrap())], None).unwrap();
+//! let buffer = AlignedBytes::from_bytes(&bytes);     // or AlignedBytes::read(path)?
+//! let weights = Weights::parse(buffer.as_bytes())?;
+//! let w = weights.get::<2, f32>("w")?;               // rank 2 checked against the header
+//! assert!(w.is_borrowed());
+//! assert_eq!(w.view().shape(), &[2, 3]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use super::error::TensorViewError;
+use super::kernels;
+use super::storage::Tensor;
+use super::view::View;
+use safetensors::{Dtype, SafeTensors};
+use std::path::Path;
+use thiserror::Error;
+
+/// Errors of reading tensors out of a safetensors buffer.
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+pub enum WeightsError {
+    /// The buffer is not a valid safetensors file (truncated, corrupt header, bad offsets).
+    #[error("safetensors: the buffer is not a valid safetensors file: {message}")]
+    Parse {
+        /// The parser's explanation.
+        message: String,
+    },
+    /// No tensor of that name in the file.
+    #[error("safetensors: no tensor named `{name}` in the file")]
+    MissingTensor {
+        /// The requested name.
+        name: String,
+    },
+    /// The tensor's element type is not the requested one.
+    #[error("safetensors: tensor `{name}` holds {actual}, but {expected} was requested")]
+    WrongDtype {
+        /// The tensor's name.
+        name: String,
+        /// The requested element type (e.g. `F32`).
+        expected: String,
+        /// The file's element type.
+        actual: String,
+    },
+    /// The tensor's rank is not the requested `View<R>`'s.
+    #[error(
+        "safetensors: tensor `{name}` has rank {actual} (shape {shape:?}), but a rank-{expected} view was requested"
+    )]
+    RankMismatch {
+        /// The tensor's name.
+        name: String,
+        /// The requested rank `R`.
+        expected: usize,
+        /// The tensor's rank in the file.
+        actual: usize,
+        /// The tensor's shape in the file.
+        shape: Vec<usize>,
+    },
+    /// The tensor's byte length does not match its shape and element type.
+    #[error(
+        "safetensors: tensor `{name}` has {actual_bytes} bytes, its shape needs {expected_bytes}"
+    )]
+    ByteLengthMismatch {
+        /// The tensor's name.
+        name: String,
+        /// Bytes its shape and element type need.
+        expected_bytes: usize,
+        /// Bytes the file gives it.
+        actual_bytes: usize,
+    },
+    /// The view could not be formed, or the copy could not be allocated.
+    #[error(transparent)]
+    View(#[from] TensorViewError),
+}
+
+/// Element types a safetensors tensor can be viewed as.
+pub trait SafetensorsElement: bytemuck::Pod {
+    /// The matching safetensors dtype.
+    const DTYPE: Dtype;
+}
+
+impl SafetensorsElement for f32 {
+    const DTYPE: Dtype = Dtype::F32;
+}
+impl SafetensorsElement for f64 {
+    const DTYPE: Dtype = Dtype::F64;
+}
+impl SafetensorsElement for i64 {
+    const DTYPE: Dtype = Dtype::I64;
+}
+impl SafetensorsElement for i32 {
+    const DTYPE: Dtype = Dtype::I32;
+}
+
+/// A tensor read from a weights buffer: borrowed when aligned, else copied once.
+#[derive(Debug, Clone)]
+pub enum Weight<'a, const R: usize, T> {
+    /// A zero-copy view of the buffer's bytes.
+    Borrowed(View<'a, R, T>),
+    /// The bytes were not aligned for `T` (or the host is big-endian): one copy.
+    Copied(Tensor<R, T>),
+}
+
+impl<const R: usize, T> Weight<'_, R, T> {
+    /// The tensor as a view, whichever way it is stored.
+    pub fn view(&self) -> View<'_, R, T> {
+        match self {
+            Weight::Borrowed(view) => *view,
+            Weight::Copied(tensor) => tensor.view(),
+        }
+    }
+
+    /// Whether no value was copied.
+    pub fn is_borrowed(&self) -> bool {
+        matches!(self, Weight::Borrowed(_))
+    }
+}
+
+/// A parsed safetensors buffer.
+pub struct Weights<'a> {
+    tensors: SafeTensors<'a>,
+}
+
+impl std::fmt::Debug for Weights<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Weights")
+            .field("tensors", &self.names())
+            .finish()
+    }
+}
+
+impl<'a> Weights<'a> {
+    /// Parses the header of a safetensors buffer (values are not read).
+    ///
+    /// # Errors
+    /// [`WeightsError::Parse`] for a truncated or corrupt buffer (the
+    /// safetensors crate validates the header, offsets and lengths).
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, WeightsError> {
+        let tensors = SafeTensors::deserialize(bytes).map_err(|error| WeightsError::Parse {
+            message: error.to_string(),
+        })?;
+        Ok(Self { tensors })
+    }
+
+    /// The tensor names in the file, sorted.
+    pub fn names(&self) -> Vec<&str> {
+        let mut names = self.tensors.names();
+        names.sort_unstable();
+        names
+    }
+
+    /// The tensor `name` as a rank-`R` view of `T` values.
+    ///
+    /// Shapes: the file's shape, which must have `R` axes.
+    ///
+    /// # Errors
+    /// [`WeightsError::MissingTensor`], then [`WeightsError::WrongDtype`],
+    /// then [`WeightsError::RankMismatch`], then
+    /// [`WeightsError::ByteLengthMismatch`]; a failed copy allocation as
+    /// [`WeightsError::View`].
+    pub fn get<const R: usize, T: SafetensorsElement>(
+        &self,
+        name: &str,
+    ) -> Result<Weight<'a, R, T>, WeightsError> {
+        let tensor = self
+            .tensors
+            .tensor(name)
+            .map_err(|_| WeightsError::MissingTensor {
+                name: name.to_string(),
+            })?;
+        if tensor.dtype() != T::DTYPE {
+            return Err(WeightsError::WrongDtype {
+                name: name.to_string(),
+                expected: format!("{:?}", T::DTYPE),
+                actual: format!("{:?}", tensor.dtype()),
+            });
+        }
+        let shape: [usize; R] =
+            tensor
+                .shape()
+                .try_into()
+                .map_err(|_| WeightsError::RankMismatch {
+                    name: name.to_string(),
+                    expected: R,
+                    actual: tensor.shape().len(),
+                    shape: tensor.shape().to_vec(),
+                })?;
+        let bytes = tensor.data();
+        let elements = super::layout::checked_len(&shape).map_err(TensorViewError::from)?;
+        let expected_bytes = elements.checked_mul(size_of::<T>());
+        if expected_bytes != Some(bytes.len()) {
+            return Err(WeightsError::ByteLengthMismatch {
+                name: name.to_string(),
+                expected_bytes: expected_bytes.unwrap_or(usize::MAX),
+                actual_bytes: bytes.len(),
+            });
+        }
+        if cfg!(target_endian = "little") {
+            if let Ok(values) = bytemuck::try_cast_slice::<u8, T>(bytes) {
+                return Ok(Weight::Borrowed(View::from_slice(values, shape)?));
+            }
+        }
+        Ok(Weight::Copied(copy_values(bytes, shape)?))
+    }
+}
+
+/// The copy path: decode little-endian values one by one into a new owner.
+fn copy_values<const R: usize, T: SafetensorsElement>(
+    bytes: &[u8],
+    shape: [usize; R],
+) -> Result<Tensor<R, T>, TensorViewError> {
+    let width = size_of::<T>();
+    let count = bytes.len() / width;
+    let mut values: Vec<T> = kernels::buffer(count)
+        .ok_or(super::error::TensorError::AllocationFailed { elements: count })?;
+    for chunk in bytes.chunks_exact(width) {
+        let mut value = T::zeroed();
+        let value_bytes = bytemuck::bytes_of_mut(&mut value);
+        value_bytes.copy_from_slice(chunk);
+        if cfg!(target_endian = "big") {
+            value_bytes.reverse();
+        }
+        values.push(value);
+    }
+    Ok(Tensor::from_vec(shape, values)?)
+}
+
+/// A byte buffer whose start is 8-byte aligned, so f32/f64 tensors of a
+/// safetensors file (whose data offsets are multiples of 8) borrow directly.
+#[derive(Debug, Clone, Default)]
+pub struct AlignedBytes {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl AlignedBytes {
+    /// Copies `bytes` into an aligned buffer.
+    pub fn from_bytes(bytes: &[u8]) -> Self {
+        let mut words = vec![0_u64; bytes.len().div_ceil(8)];
+        bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
+        Self {
+            words,
+            len: bytes.len(),
+        }
+    }
+
+    /// Reads a whole file into an aligned buffer.
+    ///
+    /// # Errors
+    /// Any I/O error of reading the file.
+    pub fn read(path: impl AsRef<Path>) -> std::io::Result<Self> {
+        Ok(Self::from_bytes(&std::fs::read(path)?))
+    }
+
+    /// The bytes.
+    pub fn as_bytes(&self) -> &[u8] {
+        &bytemuck::cast_slice::<u64, u8>(&self.words)[..self.len]
+    }
+}

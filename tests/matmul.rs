@@ -1,0 +1,582 @@
+//! Batched matrix products: hand-checked values, batch broadcasting (NumPy's
+//! rule), the error order (inner extents, batch axes, overflow, allocation),
+//! empty and `k = 0` shapes, strided operands read as they are, and a
+//! property test against the naive ascending triple loop, bit for bit.
+
+use llm_from_scratch::prelude::*;
+use llm_from_scratch::tensor::{Float, MatrixRank, Rank, dynamic};
+use proptest::prelude::*;
+
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+fn bits<F: Float + Bits>(values: &[F]) -> Vec<u64> {
+    values.iter().map(|&v| v.bits()).collect()
+}
+
+/// The bit pattern of a float, widened to `u64`.
+trait Bits {
+    fn bits(self) -> u64;
+}
+impl Bits for f64 {
+    fn bits(self) -> u64 {
+        self.to_bits()
+    }
+}
+impl Bits for f32 {
+    fn bits(self) -> u64 {
+        u64::from(self.to_bits())
+    }
+}
+
+/// `[[1, 2, 3], [4, 5, 6]] x [[7, 8], [9, 10], [11, 12]]`:
+/// `1·7 + 2·9 + 3·11 = 58`, `1·8 + 2·10 + 3·12 = 64`,
+/// `4·7 + 5·9 + 6·11 = 139`, `4·8 + 5·10 + 6·12 = 154`.
+const PRODUCT: [f64; 4] = [58.0, 64.0, 139.0, 154.0];
+
+#[test]
+fn two_by_three_times_three_by_two() -> TestResult {
+    let a = Tensor::from_vec([2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+    let b = Tensor::from_vec([3, 2], vec![7.0, 8.0, 9.0, 10.0, 11.0, 12.0])?;
+    let c = matmul(&a.view(), &b.view())?;
+    let _: &[usize; 2] = c.shape();
+    assert_eq!((c.shape(), c.as_slice()), (&[2, 2], &PRODUCT[..]));
+
+    let a32 = Tensor::from_vec([2, 3], vec![1.0_f32, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+    let b32 = Tensor::from_vec([3, 2], vec![7.0_f32, 8.0, 9.0, 10.0, 11.0, 12.0])?;
+    assert_eq!(
+        matmul(&a32.view(), &b32.view())?.as_slice(),
+        &[58.0, 64.0, 139.0, 154.0]
+    );
+
+    // The other order: [3, 2] x [2, 3] -> [3, 3]; row 0 is 7·[1, 2, 3] + 8·[4, 5, 6],
+    // row 2 is 11·[1, 2, 3] + 12·[4, 5, 6].
+    let d = matmul(&b.view(), &a.view())?;
+    assert_eq!(d.shape(), &[3, 3]);
+    assert_eq!(&d.as_slice()[..3], &[39.0, 54.0, 69.0]);
+    assert_eq!(&d.as_slice()[6..], &[59.0, 82.0, 105.0]);
+    Ok(())
+}
+
+#[test]
+fn transposed_and_sliced_operands_are_read_as_they_are() -> TestResult {
+    // `a` stored column by column, read through the transposed view.
+    let a_t = Tensor::from_vec([3, 2], vec![1.0, 4.0, 2.0, 5.0, 3.0, 6.0])?;
+    let a = a_t.view().transpose(0, 1)?;
+    assert!(!a.is_contiguous());
+    // `b` as the transposed key: rows of `keys` are the columns of `b`.
+    let keys = Tensor::from_vec([2, 3], vec![7.0, 9.0, 11.0, 8.0, 10.0, 12.0])?;
+    let b = keys.view().transpose(0, 1)?;
+    assert_eq!(matmul(&a, &b)?.as_slice(), &PRODUCT);
+
+    // Both as slices of larger owners (a row and a column band cut away).
+    let big_a = Tensor::from_vec(
+        [3, 4],
+        vec![0.0, 0.0, 0.0, 0.0, 9.0, 1.0, 2.0, 3.0, 9.0, 4.0, 5.0, 6.0],
+    )?;
+    let a = big_a.view().slice(0, 1..3)?.slice(1, 1..4)?;
+    let big_b = Tensor::from_vec(
+        [3, 3],
+        vec![7.0, 8.0, -1.0, 9.0, 10.0, -1.0, 11.0, 12.0, -1.0],
+    )?;
+    let b = big_b.view().slice(1, 0..2)?;
+    assert_eq!(matmul(&a, &b)?.as_slice(), &PRODUCT);
+
+    // A stride-0 (repeated) operand: every row of `ones` is [1, 1, 1].
+    let one = [1.0];
+    let ones = View::from_parts(&one, [2, 3], [0, 0], 0)?;
+    assert_eq!(matmul(&ones, &b)?.as_slice(), &[27.0, 30.0, 27.0, 30.0]);
+    Ok(())
+}
+
+/// Left `[2, 1, 2, 3]`: `a[b, 0, i, j] = 6b + 3i + j + 1`; right `[4, 3, 5]`:
+/// `c[h, j, n] = h - j + 2n`. Output `[2, 4, 2, 5]`.
+#[test]
+fn batch_axes_broadcast() -> TestResult {
+    let a = Tensor::from_fn([2, 1, 2, 3], |[b, _, i, j]| (6 * b + 3 * i + j + 1) as f64)?;
+    let c = Tensor::from_fn([4, 3, 5], |[h, j, n]| h as f64 - j as f64 + 2.0 * n as f64)?;
+    let out = matmul(&a.view(), &c.view())?;
+    let _: &[usize; 4] = out.shape();
+    assert_eq!(out.shape(), &[2, 4, 2, 5]);
+    // By hand: out[1, 2, 0, 3] = a[1,0,0,:]·c[2,:,3] = 7·8 + 8·7 + 9·6 = 166.
+    assert_eq!(out.get([1, 2, 0, 3])?, &166.0);
+    // out[0, 0, 1, 0] = [4, 5, 6]·[0, -1, -2] = -17.
+    assert_eq!(out.get([0, 0, 1, 0])?, &-17.0);
+    for b in 0..2 {
+        for h in 0..4 {
+            for i in 0..2 {
+                for n in 0..5 {
+                    let mut acc = 0.0;
+                    for j in 0..3 {
+                        acc += a.get([b, 0, i, j])? * c.get([h, j, n])?;
+                    }
+                    assert_eq!(out.get([b, h, i, n])?.to_bits(), f64::to_bits(acc));
+                }
+            }
+        }
+    }
+    let dyn_out = dynamic::matmul(&a.view().into_dyn(), &c.view().into_dyn())?;
+    assert_eq!(
+        (dyn_out.shape(), dyn_out.as_slice()),
+        (&[2, 4, 2, 5][..], out.as_slice())
+    );
+    Ok(())
+}
+
+#[test]
+fn rows_of_a_linear_layer_and_broadcast_left() -> TestResult {
+    // [B, T, C] x [C, N]: the batch folds into the rows of one product.
+    let x = Tensor::from_fn([3, 5, 4], |[b, t, c]| {
+        (b * 20 + t * 4 + c) as f64 * 0.25 - 7.0
+    })?;
+    let w = Tensor::from_fn([4, 6], |[c, n]| (c * 6 + n) as f64 * 0.5 - 3.0)?;
+    for x_view in [
+        x.view(),
+        x.view().permute([1, 0, 2])?,
+        x.view().slice(1, 1..4)?,
+    ] {
+        let out = matmul(&x_view, &w.view())?;
+        assert_eq!(
+            bits(out.as_slice()),
+            naive(&x_view.into_dyn(), &w.view().into_dyn()).1
+        );
+    }
+    // A left operand repeated over the batch by stride 0, the right one batched.
+    let one_row = [1.0, 2.0];
+    let left = View::from_parts(&one_row, [3, 1, 2], [0, 0, 1], 0)?;
+    let right = Tensor::from_fn([3, 2, 2], |[b, k, n]| (b * 4 + k * 2 + n) as f64)?;
+    let out = matmul(&left, &right.view())?;
+    assert_eq!(out.as_slice(), &[4.0, 7.0, 16.0, 19.0, 28.0, 31.0]);
+    Ok(())
+}
+
+#[test]
+fn k_zero_is_positive_zero_and_empty_shapes_are_empty() -> TestResult {
+    let a = Tensor::from_vec([2, 0], Vec::<f64>::new())?;
+    let b = Tensor::from_vec([0, 3], Vec::<f64>::new())?;
+    let c = matmul(&a.view(), &b.view())?;
+    assert_eq!((c.shape(), bits(c.as_slice())), (&[2, 3], vec![0; 6]));
+    let mut out = Tensor::full([2, 3], f64::NAN)?;
+    matmul_into(&a.view(), &b.view(), &mut out)?;
+    assert_eq!(bits(out.as_slice()), vec![0; 6]);
+
+    // Products that are all -0.0 still sum to +0.0: the chain starts at +0.0.
+    let left = Tensor::from_vec([1, 2], vec![1.0_f32, -1.0])?;
+    let right = Tensor::from_vec([2, 1], vec![-0.0_f32, 0.0])?;
+    assert_eq!(
+        bits(matmul(&left.view(), &right.view())?.as_slice()),
+        vec![0]
+    );
+
+    let m0 = matmul(
+        &Tensor::<2>::zeros([0, 3])?.view(),
+        &Tensor::<2>::zeros([3, 2])?.view(),
+    )?;
+    assert_eq!((m0.shape(), m0.len()), (&[0, 2], 0));
+    let n0 = matmul(
+        &Tensor::<2>::zeros([2, 3])?.view(),
+        &Tensor::<2>::zeros([3, 0])?.view(),
+    )?;
+    assert_eq!((n0.shape(), n0.len()), (&[2, 0], 0));
+    let batch0 = matmul(
+        &Tensor::<3>::zeros([0, 2, 3])?.view(),
+        &Tensor::<2>::zeros([3, 4])?.view(),
+    )?;
+    assert_eq!((batch0.shape(), batch0.len()), (&[0, 2, 4], 0));
+    // An empty batch axis of extent 0 paired with 1 broadcasts to 0.
+    let b01 = matmul(
+        &Tensor::<3>::zeros([1, 2, 3])?.view(),
+        &Tensor::<3>::zeros([0, 3, 4])?.view(),
+    )?;
+    assert_eq!(b01.shape(), &[0, 2, 4]);
+    Ok(())
+}
+
+#[test]
+fn inner_extents_must_match_and_are_checked_first() -> TestResult {
+    let a = Tensor::<2>::zeros([2, 3])?;
+    let b = Tensor::<2>::zeros([2, 2])?;
+    let inner = Err(TensorOpError::MatmulInnerMismatch {
+        left_k: 3,
+        right_k: 2,
+    });
+    assert_eq!(matmul(&a.view(), &b.view()), inner);
+    // No equal-or-one rule for the contracted extents.
+    let one = Tensor::<2>::zeros([1, 2])?;
+    assert_eq!(
+        matmul(&a.view(), &one.view()),
+        Err(TensorOpError::MatmulInnerMismatch {
+            left_k: 3,
+            right_k: 1
+        })
+    );
+    // Batch axes 3 and 2 are incompatible too, but the inner extents win (as in NumPy).
+    let left = Tensor::<3>::zeros([3, 2, 3])?;
+    let right = Tensor::<3>::zeros([2, 4, 4])?;
+    let inner = TensorOpError::MatmulInnerMismatch {
+        left_k: 3,
+        right_k: 4,
+    };
+    assert_eq!(matmul(&left.view(), &right.view()), Err(inner.clone()));
+    assert_eq!(
+        dynamic::matmul(&left.view().into_dyn(), &right.view().into_dyn()),
+        Err(inner)
+    );
+    Ok(())
+}
+
+#[test]
+fn batch_axes_that_do_not_broadcast_name_the_output_axis() -> TestResult {
+    let left = Tensor::<3>::zeros([3, 2, 3])?;
+    let right = Tensor::<3>::zeros([2, 3, 4])?;
+    let error = TensorOpError::IncompatibleBroadcast {
+        axis: 0,
+        left_dimension: 3,
+        right_dimension: 2,
+    };
+    assert_eq!(matmul(&left.view(), &right.view()), Err(error.clone()));
+    assert_eq!(
+        dynamic::matmul(&left.view().into_dyn(), &right.view().into_dyn()),
+        Err(error)
+    );
+
+    // Ranks differ: [2, 5 | 2, 3] x [4 | 3, 4] fails on output axis 1 (5 against 4).
+    let left = Tensor::<4>::zeros([2, 5, 2, 3])?;
+    let right = Tensor::<3>::zeros([4, 3, 4])?;
+    assert_eq!(
+        matmul(&left.view(), &right.view()),
+        Err(TensorOpError::IncompatibleBroadcast {
+            axis: 1,
+            left_dimension: 5,
+            right_dimension: 4
+        })
+    );
+    // The right operand has more batch axes; the left's missing one counts as 1.
+    let left = Tensor::<3>::zeros([3, 2, 3])?;
+    let right = Tensor::<4>::zeros([2, 2, 3, 4])?;
+    assert_eq!(
+        matmul(&left.view(), &right.view()),
+        Err(TensorOpError::IncompatibleBroadcast {
+            axis: 1,
+            left_dimension: 3,
+            right_dimension: 2
+        })
+    );
+    Ok(())
+}
+
+#[test]
+fn overflow_then_allocation_then_output_shape() -> TestResult {
+    let nothing: [f64; 0] = [];
+    // [usize::MAX, 0] x [0, 2] -> [usize::MAX, 2]: the count overflows.
+    let tall = View::from_parts(&nothing, [usize::MAX, 0], [0, 0], 0)?;
+    let wide = View::from_parts(&nothing, [0, 2], [0, 0], 0)?;
+    assert_eq!(
+        matmul(&tall, &wide),
+        Err(TensorOpError::Tensor(TensorError::ShapeOverflow))
+    );
+    // [2^61, 0] x [0, 1]: fits in usize, not in memory (2^64 bytes).
+    let rows = 1_usize << 61;
+    let tall = View::from_parts(&nothing, [rows, 0], [0, 0], 0)?;
+    let column = View::from_parts(&nothing, [0, 1], [0, 0], 0)?;
+    assert_eq!(
+        matmul(&tall, &column),
+        Err(TensorOpError::OutputAllocationFailed { elements: rows })
+    );
+
+    let a = Tensor::<3>::zeros([2, 2, 3])?;
+    let b = Tensor::<2>::zeros([3, 4])?;
+    let mut wrong = Tensor::<3>::zeros([2, 4, 2])?;
+    assert_eq!(
+        matmul_into(&a.view(), &b.view(), &mut wrong),
+        Err(TensorOpError::OutputShapeMismatch {
+            expected: vec![2, 2, 4],
+            actual: vec![2, 4, 2]
+        })
+    );
+    // Shape errors come before the output check.
+    let mut out = Tensor::<2>::zeros([2, 2])?;
+    assert_eq!(
+        matmul_into(&b.view(), &b.view(), &mut out),
+        Err(TensorOpError::MatmulInnerMismatch {
+            left_k: 4,
+            right_k: 3
+        })
+    );
+    Ok(())
+}
+
+#[test]
+fn dynamic_ranks_below_two_and_above_eight() -> TestResult {
+    let v = DynTensor::from_vec(vec![3], vec![1.0, 2.0, 3.0])?;
+    let s = DynTensor::from_vec(vec![], vec![2.0])?;
+    let m = DynTensor::from_vec(vec![3, 3], vec![0.0; 9])?;
+    let too_small = |rank| Err(TensorOpError::MatmulRankTooSmall { rank });
+    assert_eq!(dynamic::matmul(&v.view(), &m.view()), too_small(1));
+    assert_eq!(dynamic::matmul(&m.view(), &s.view()), too_small(0));
+    assert_eq!(dynamic::matmul(&s.view(), &v.view()), too_small(0));
+
+    // Rank 9 (beyond the typed table): [1 x7, 2, 2] x [2, 1] -> [1 x7, 2, 1].
+    let mut shape = vec![1; 7];
+    shape.extend([2, 2]);
+    let a = DynTensor::from_vec(shape, vec![1.0, 2.0, 3.0, 4.0])?;
+    let b = DynTensor::from_vec(vec![2, 1], vec![10.0, 1.0])?;
+    let c = dynamic::matmul(&a.view(), &b.view())?;
+    assert_eq!(
+        (&c.shape()[7..], c.as_slice()),
+        (&[2, 1][..], &[12.0, 34.0][..])
+    );
+    assert_eq!(c.rank(), 9);
+    Ok(())
+}
+
+#[test]
+fn block_edges_match_the_naive_loop() -> TestResult {
+    // Past the kernel's blocks: k > 256 (the chains continue across k slices),
+    // m > 2·64 rows, n > 1024 columns; the right operand transposed.
+    let cases = [(3, 600, 1030), (131, 300, 17), (9, 257, 5)];
+    for (m, k, n) in cases {
+        let a = Tensor::from_fn([m, k], |[i, j]| wiggle(i * 7919 + j * 104_729))?;
+        let b_t = Tensor::from_fn([n, k], |[j, p]| wiggle(j * 31 + p * 1_000_003 + 5))?;
+        let b = b_t.view().transpose(0, 1)?;
+        let out = matmul(&a.view(), &b)?;
+        assert_eq!(
+            bits(out.as_slice()),
+            naive(&a.view().into_dyn(), &b.into_dyn()).1
+        );
+    }
+    Ok(())
+}
+
+/// A deterministic value in [-4, 4) with a full mantissa, so sums round.
+fn wiggle(seed: usize) -> f64 {
+    let mut x = (seed as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15) ^ 0xD1B5_4A32_D192_ED03;
+    x ^= x >> 29;
+    x = x.wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    x ^= x >> 32;
+    (x >> 11) as f64 / (1_u64 << 53) as f64 * 8.0 - 4.0
+}
+
+/// The reference: for each output coordinate in row-major order, the
+/// ascending chain `((+0.0 + a[.., i, 0]·b[.., 0, j]) + …)`, with the batch
+/// coordinates right-aligned and read at 0 on extent-1 axes.
+/// Returns the output shape and the bits of its values.
+fn naive<F: Float + Bits>(a: &DynView<'_, F>, b: &DynView<'_, F>) -> (Vec<usize>, Vec<u64>) {
+    let (ar, br) = (a.rank(), b.rank());
+    let rank = ar.max(br);
+    let (m, k, n) = (a.shape()[ar - 2], a.shape()[ar - 1], b.shape()[br - 1]);
+    let batch_extent = |shape: &[usize], axis: usize| {
+        let pad = rank - shape.len();
+        if axis < pad { 1 } else { shape[axis - pad] }
+    };
+    let mut shape: Vec<usize> = (0..rank - 2)
+        .map(
+            |axis| match (batch_extent(a.shape(), axis), batch_extent(b.shape(), axis)) {
+                (1, other) | (other, _) => other,
+            },
+        )
+        .collect();
+    shape.extend([m, n]);
+    let count: usize = shape.iter().product();
+    let value = |view: &DynView<'_, F>, index: &[usize], row: usize, col: usize| {
+        let r = view.rank();
+        let mut at = [0; 16];
+        for axis in 0..r - 2 {
+            at[axis] = if view.shape()[axis] == 1 {
+                0
+            } else {
+                index[axis + rank - r]
+            };
+        }
+        at[r - 2] = row;
+        at[r - 1] = col;
+        *view.get(&at[..r]).expect("in bounds")
+    };
+    let mut values = Vec::with_capacity(count);
+    let mut index = vec![0; rank];
+    for _ in 0..count {
+        let (i, j) = (index[rank - 2], index[rank - 1]);
+        let mut acc = F::ZERO;
+        for p in 0..k {
+            acc = acc + value(a, &index, i, p) * value(b, &index, p, j);
+        }
+        values.push(acc.bits());
+        for axis in (0..rank).rev() {
+            index[axis] += 1;
+            if index[axis] < shape[axis] {
+                break;
+            }
+            index[axis] = 0;
+        }
+    }
+    (shape, values)
+}
+
+/// One operand's storage: the logical `shape` stored row-major in the axis
+/// `order` (outermost first) with `pad` extra slots per axis, viewed from
+/// `start` (≤ pad) per axis; optionally one axis read with stride 0.
+#[derive(Debug, Clone)]
+struct Layout {
+    shape: Vec<usize>,
+    order: Vec<usize>,
+    pad: Vec<usize>,
+    start: Vec<usize>,
+    zero_stride: Option<usize>,
+    seed: usize,
+}
+
+impl Layout {
+    fn storage<F: Float>(&self, convert: fn(f64) -> F) -> Vec<F> {
+        let len: usize = self
+            .shape
+            .iter()
+            .zip(&self.pad)
+            .map(|(s, p)| s + p)
+            .product();
+        (0..len)
+            .map(|i| convert(wiggle(self.seed.wrapping_add(i))))
+            .collect()
+    }
+
+    fn view<'a, F>(&self, data: &'a [F]) -> DynView<'a, F> {
+        let mut strides = vec![0; self.shape.len()];
+        let mut running = 1;
+        for &axis in self.order.iter().rev() {
+            strides[axis] = running;
+            running *= self.shape[axis] + self.pad[axis];
+        }
+        let base = (0..strides.len())
+            .map(|axis| self.start[axis].min(self.pad[axis]) * strides[axis])
+            .sum();
+        if let Some(axis) = self.zero_stride {
+            strides[axis] = 0;
+        }
+        DynView::from_parts(data, self.shape.clone(), strides, base).expect("a valid layout")
+    }
+}
+
+fn layout(shape: Vec<usize>) -> impl Strategy<Value = Layout> {
+    let rank = shape.len();
+    (
+        Just((0..rank).collect::<Vec<_>>()).prop_shuffle(),
+        proptest::collection::vec(0..3_usize, rank),
+        proptest::collection::vec(0..3_usize, rank),
+        proptest::option::weighted(0.2, 0..rank),
+        any::<usize>(),
+    )
+        .prop_map(move |(order, pad, start, zero_stride, seed)| Layout {
+            shape: shape.clone(),
+            order,
+            pad,
+            start,
+            zero_stride,
+            seed,
+        })
+}
+
+/// Compatible operand shapes: a batch shape (extents 0 to 3, or fewer and
+/// larger ones), one operand with all its axes, the other with a suffix;
+/// either may carry 1 where the batch has another extent.
+fn operands() -> impl Strategy<Value = (Layout, Layout)> {
+    let batch_extent = prop_oneof![1 => Just(0_usize), 3 => Just(1), 4 => 2..=3_usize];
+    let small = (
+        proptest::collection::vec(batch_extent, 0..=3),
+        0..6_usize,
+        0..7_usize,
+        0..9_usize,
+    );
+    let medium = (
+        proptest::collection::vec(1..=2_usize, 0..=1),
+        1..70_usize,
+        1..300_usize,
+        1..40_usize,
+    );
+    prop_oneof![3 => small, 1 => medium]
+        .prop_flat_map(|(batch, m, k, n)| {
+            let r = batch.len();
+            let ones = proptest::collection::vec(proptest::bool::weighted(0.3), r);
+            (
+                Just((batch, m, k, n)),
+                0..=r,
+                any::<bool>(),
+                ones.clone(),
+                ones,
+            )
+        })
+        .prop_flat_map(
+            |((batch, m, k, n), short, short_left, left_ones, right_ones)| {
+                let r = batch.len();
+                let (left_batch, right_batch) = if short_left { (short, r) } else { (r, short) };
+                let pick = |count: usize, ones: &[bool]| -> Vec<usize> {
+                    (r - count..r)
+                        .map(|axis| if ones[axis] { 1 } else { batch[axis] })
+                        .collect()
+                };
+                let mut left = pick(left_batch, &left_ones);
+                left.extend([m, k]);
+                let mut right = pick(right_batch, &right_ones);
+                right.extend([k, n]);
+                (layout(left), layout(right))
+            },
+        )
+}
+
+/// The ranked op (fresh and `_into` into a NaN-filled tensor) on dynamic inputs.
+fn ranked<const L: usize, const M: usize, const O: usize, F: Float + Bits>(
+    a: &DynView<'_, F>,
+    b: &DynView<'_, F>,
+    nan: F,
+) -> Result<(Vec<usize>, Vec<u64>), TensorOpError>
+where
+    Rank<L>: MatrixRank<Rank<M>, Output = Rank<O>>,
+{
+    let (a, b) = (a.clone().into_ranked::<L>()?, b.clone().into_ranked::<M>()?);
+    let fresh = matmul(&a, &b)?;
+    let mut reused = Tensor::full(*fresh.shape(), nan)?;
+    matmul_into(&a, &b, &mut reused)?;
+    assert_eq!(bits(fresh.as_slice()), bits(reused.as_slice()));
+    Ok((fresh.shape().to_vec(), bits(fresh.as_slice())))
+}
+
+macro_rules! ranked_cases {
+    ($a:expr, $b:expr, $nan:expr; $(($l:literal, $m:literal, $o:literal)),*) => {
+        match ($a.rank(), $b.rank()) {
+            $(($l, $m) => ranked::<$l, $m, $o, _>($a, $b, $nan),)*
+            ranks => unreachable!("no typed case for ranks {ranks:?}"),
+        }
+    };
+}
+
+fn agree<F: Float + Bits>(
+    left: &Layout,
+    right: &Layout,
+    convert: fn(f64) -> F,
+    nan: F,
+) -> TestResult {
+    let (left_data, right_data) = (left.storage(convert), right.storage(convert));
+    let (a, b) = (left.view(&left_data), right.view(&right_data));
+    let expected = naive(&a, &b);
+    let typed = ranked_cases!(&a, &b, nan;
+        (2, 2, 2), (2, 3, 3), (2, 4, 4), (2, 5, 5), (3, 2, 3), (3, 3, 3), (3, 4, 4), (3, 5, 5),
+        (4, 2, 4), (4, 3, 4), (4, 4, 4), (4, 5, 5), (5, 2, 5), (5, 3, 5), (5, 4, 5), (5, 5, 5))?;
+    assert_eq!(typed, expected);
+    let dynamic = dynamic::matmul(&a, &b)?;
+    assert_eq!(
+        (dynamic.shape().to_vec(), bits(dynamic.as_slice())),
+        expected
+    );
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+
+    #[test]
+    fn bit_identical_to_the_naive_loop_f64((left, right) in operands()) {
+        agree::<f64>(&left, &right, |x| x, f64::NAN).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    }
+
+    #[test]
+    fn bit_identical_to_the_naive_loop_f32((left, right) in operands()) {
+        agree::<f32>(&left, &right, |x| x as f32, f32::NAN).map_err(|e| TestCaseError::fail(e.to_string()))?;
+    }
+}

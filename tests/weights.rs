@@ -1,0 +1,126 @@
+//! Views over safetensors buffers (feature `safetensors`): zero-copy when
+//! aligned, one announced copy when not, typed errors for every bad file.
+#![cfg(feature = "safetensors")]
+
+use llm_from_scratch::tensor::weights::{AlignedBytes, Weight, Weights, WeightsError};
+use safetensors::Dtype;
+use safetensors::tensor::TensorView;
+
+/// A file with an f32 [2, 3] matrix `w`, an f64 vector `b` and i64 token ids.
+fn file() -> Vec<u8> {
+    let w: Vec<u8> = (0..6)
+        .flat_map(|i| (i as f32 * 1.5).to_le_bytes())
+        .collect();
+    let b: Vec<u8> = [0.25_f64, -4.0]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let ids: Vec<u8> = [101_i64, 7592, 102]
+        .iter()
+        .flat_map(|v| v.to_le_bytes())
+        .collect();
+    let tensors = [
+        ("w", TensorView::new(Dtype::F32, vec![2, 3], &w).unwrap()),
+        ("b", TensorView::new(Dtype::F64, vec![2], &b).unwrap()),
+        ("ids", TensorView::new(Dtype::I64, vec![3], &ids).unwrap()),
+    ];
+    safetensors::serialize(tensors, None).unwrap()
+}
+
+#[test]
+fn aligned_buffer_borrows_without_copying() {
+    let buffer = AlignedBytes::from_bytes(&file());
+    let weights = Weights::parse(buffer.as_bytes()).unwrap();
+    assert_eq!(weights.names(), ["b", "ids", "w"]);
+    let w = weights.get::<2, f32>("w").unwrap();
+    assert!(w.is_borrowed());
+    let view = w.view();
+    assert_eq!(view.shape(), &[2, 3]);
+    assert_eq!(
+        view.iter().copied().collect::<Vec<_>>(),
+        [0.0, 1.5, 3.0, 4.5, 6.0, 7.5]
+    );
+    // The view points into the buffer itself.
+    let start = buffer.as_bytes().as_ptr() as usize;
+    let at = view.storage().as_ptr() as usize;
+    assert!(at > start && at < start + buffer.as_bytes().len());
+    // Transforms stay zero-copy views of the file.
+    let wt = view.transpose(0, 1).unwrap();
+    assert_eq!(wt.get([2, 1]).unwrap(), &7.5);
+    let ids = weights.get::<1, i64>("ids").unwrap();
+    assert_eq!(
+        ids.view().iter().copied().collect::<Vec<_>>(),
+        [101, 7592, 102]
+    );
+}
+
+#[test]
+fn misaligned_buffer_takes_the_copy_path_with_equal_values() {
+    let bytes = file();
+    // Shift the whole file by one byte inside an aligned buffer.
+    let mut shifted = vec![0_u8; bytes.len() + 1];
+    shifted[1..].copy_from_slice(&bytes);
+    let buffer = AlignedBytes::from_bytes(&shifted);
+    let weights = Weights::parse(&buffer.as_bytes()[1..]).unwrap();
+    let b = weights.get::<1, f64>("b").unwrap();
+    assert!(matches!(b, Weight::Copied(_)));
+    assert_eq!(b.view().iter().copied().collect::<Vec<_>>(), [0.25, -4.0]);
+}
+
+#[test]
+fn wrong_dtype_rank_and_name_are_typed_errors() {
+    let buffer = AlignedBytes::from_bytes(&file());
+    let weights = Weights::parse(buffer.as_bytes()).unwrap();
+    assert_eq!(
+        weights.get::<2, f64>("w").unwrap_err(),
+        WeightsError::WrongDtype {
+            name: "w".into(),
+            expected: "F64".into(),
+            actual: "F32".into()
+        }
+    );
+    assert_eq!(
+        weights.get::<3, f32>("w").unwrap_err(),
+        WeightsError::RankMismatch {
+            name: "w".into(),
+            expected: 3,
+            actual: 2,
+            shape: vec![2, 3]
+        }
+    );
+    let missing = weights.get::<1, f32>("attention.q").unwrap_err();
+    assert_eq!(
+        missing,
+        WeightsError::MissingTensor {
+            name: "attention.q".into()
+        }
+    );
+    assert_eq!(
+        missing.to_string(),
+        "safetensors: no tensor named `attention.q` in the file"
+    );
+}
+
+#[test]
+fn truncated_and_corrupt_files_are_parse_errors() {
+    let bytes = file();
+    for cut in [0, 4, 8, 20, bytes.len() - 1] {
+        let error = Weights::parse(&bytes[..cut]).unwrap_err();
+        assert!(
+            matches!(error, WeightsError::Parse { .. }),
+            "cut at {cut}: {error:?}"
+        );
+    }
+    let mut corrupt = bytes.clone();
+    corrupt[8..16].copy_from_slice(b"not json");
+    assert!(matches!(
+        Weights::parse(&corrupt),
+        Err(WeightsError::Parse { .. })
+    ));
+    let mut huge_header = bytes;
+    huge_header[..8].copy_from_slice(&u64::MAX.to_le_bytes());
+    assert!(matches!(
+        Weights::parse(&huge_header),
+        Err(WeightsError::Parse { .. })
+    ));
+}
