@@ -568,6 +568,16 @@ fn rows() -> Vec<Row> {
     rows
 }
 
+/// `"key":value`, or `"key":null` when the value is not finite (a sample
+/// below the clock's resolution, as in `cargo test`'s single-iteration runs).
+fn json_entry(key: &str, value: f64, decimals: usize) -> String {
+    if value.is_finite() {
+        format!("\"{key}\":{value:.decimals$}")
+    } else {
+        format!("\"{key}\":null")
+    }
+}
+
 /// Prints the table and, last, the JSON object of ratios.
 fn report() {
     let mut json = Vec::new();
@@ -618,7 +628,7 @@ fn report() {
             target
         );
         if let Some(r) = against {
-            json.push(format!("\"{}\":{:.3}", row.json, r));
+            json.push(json_entry(&row.json, r, 3));
         }
     }
     // Sweep linearity: spread of ns per element across sizes.
@@ -647,10 +657,10 @@ fn report() {
             line.join(", "),
             hi / lo
         );
-        json.push(format!("\"sweep_{id}_max_over_min\":{:.3}", hi / lo));
+        json.push(json_entry(&format!("sweep_{id}_max_over_min"), hi / lo, 3));
     }
     if let Some(ns) = median("view_chain/f64/ours") {
-        json.push(format!("\"view_chain_ours_ns\":{ns:.1}"));
+        json.push(json_entry("view_chain_ours_ns", ns, 1));
     }
     println!("{{{}}}", json.join(","));
 }
