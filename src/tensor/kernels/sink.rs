@@ -11,7 +11,7 @@
 pub(crate) trait Sink<T: Copy> {
     /// Appends the `len` values of `values` (which yields exactly `len`).
     fn extend_run(&mut self, len: usize, values: impl Iterator<Item = T>);
-    /// Appends a dense run (a `memcpy`).
+    /// Appends a dense run (a straight copy).
     fn extend_slice(&mut self, values: &[T]);
     /// Appends `len` copies of `value` (a stride-0 run).
     fn extend_fill(&mut self, len: usize, value: T);
@@ -26,9 +26,12 @@ impl<T: Copy> Sink<T> for Vec<T> {
         self.extend(values);
         debug_assert_eq!(self.len() - before, len, "a run yielded the wrong count");
     }
+    /// An inlined copy loop rather than `extend_from_slice`'s `memcpy` call:
+    /// into freshly faulted pages it measured ~10% faster on the slice case
+    /// and no slower on merge heads' 512-byte runs (BENCHMARKS.md).
     #[inline]
     fn extend_slice(&mut self, values: &[T]) {
-        self.extend_from_slice(values);
+        self.extend(values.iter().copied());
     }
     #[inline]
     fn extend_fill(&mut self, len: usize, value: T) {
