@@ -196,24 +196,57 @@ fn rows<F: Float, S: Step<F>>(
     group_strides: &[usize],
     out: &mut [F],
 ) {
-    let (extent, axis_stride) = (input.shape[input.axis], input.strides[input.axis]);
     let mut out_strides = vec![0; group_shape.len()];
     // The output is dense row-major over the group shape.
     let _ = crate::tensor::layout::row_major_strides(group_shape, &mut out_strides);
     let plan = Plan::new(group_shape, [&out_strides, group_strides], [0, input.base]);
-    let [_, in_stride] = plan.run_strides;
     let n = plan.run_len;
-    // Every run's output and input start, listed once (not once per `i`).
-    let mut runs = Vec::with_capacity(out.len() / n);
-    plan.for_each_run(|[o, x]| runs.push((o, x)));
-    let data = input.data;
-    // Fold one block of runs (or one column block of a long run) over all
-    // `i` before the next, so the block stays in cache.
-    for batch in runs.chunks((BLOCK / n).max(1)) {
-        for column0 in (0..n).step_by(BLOCK) {
-            let width = (n - column0).min(BLOCK);
+    let rows = Rows {
+        data: input.data,
+        extent: input.shape[input.axis],
+        axis_stride: input.strides[input.axis],
+        in_stride: plan.run_strides[1],
+        n,
+    };
+    // Runs (output start, input start at i = 0) are gathered into batches of
+    // about `BLOCK` output elements; each batch is folded over every `i`
+    // before the next, so its output block stays in L1. The batch list is
+    // bounded (at most `BLOCK` entries), never proportional to the output.
+    let per_batch = (BLOCK / n).max(1);
+    let mut batch = Vec::with_capacity(per_batch.min(out.len() / n));
+    plan.for_each_run(|run| {
+        batch.push(run);
+        if batch.len() == per_batch {
+            rows.fold_batch::<S>(&batch, out);
+            batch.clear();
+        }
+    });
+    if !batch.is_empty() {
+        rows.fold_batch::<S>(&batch, out);
+    }
+}
+
+/// The fixed geometry of the `rows` kernel.
+struct Rows<'a, F> {
+    data: &'a [F],
+    /// Extent and stride of the reduced axis.
+    extent: usize,
+    axis_stride: usize,
+    /// Input stride along a run, and the run length.
+    in_stride: usize,
+    n: usize,
+}
+
+impl<F: Float> Rows<'_, F> {
+    /// Folds a batch of runs `[output start, input start]` over all `i`.
+    fn fold_batch<S: Step<F>>(&self, batch: &[[usize; 2]], out: &mut [F]) {
+        let (data, extent, axis_stride, in_stride) =
+            (self.data, self.extent, self.axis_stride, self.in_stride);
+        // A run longer than `BLOCK` is folded one column block at a time.
+        for column0 in (0..self.n).step_by(BLOCK) {
+            let width = (self.n - column0).min(BLOCK);
             let fold_slice = |i: usize, out: &mut [F], init: bool| {
-                for &(o, x) in batch {
+                for &[o, x] in batch {
                     let target = &mut out[o + column0..o + column0 + width];
                     let x = x + i * axis_stride + column0 * in_stride;
                     match (in_stride, init) {
@@ -237,7 +270,7 @@ fn rows<F: Float, S: Step<F>>(
                 }
             };
             if S::SEEDED == 0 {
-                for &(o, _) in batch {
+                for &[o, _] in batch {
                     out[o + column0..o + column0 + width].fill(S::seed(F::ZERO));
                 }
             } else {
@@ -248,7 +281,7 @@ fn rows<F: Float, S: Step<F>>(
                 // Four input rows per pass: still `((o + x_i) + x_{i+1}) + ..`
                 // per element, but four read streams in flight.
                 while i + 4 <= extent {
-                    for &(o, x) in batch {
+                    for &[o, x] in batch {
                         let target = &mut out[o + column0..o + column0 + width];
                         let row = |r: usize| {
                             let start = x + (i + r) * axis_stride + column0;
@@ -454,7 +487,7 @@ mod tests {
     fn every_layout_and_strategy_is_bit_exact() {
         // (shape, strides, base) over an 8192-element buffer: dense, transposed,
         // permuted, sliced, stride-0 (broadcast) and long rows for every kernel.
-        let layouts: [(&[usize], &[usize], usize); 10] = [
+        let layouts: [(&[usize], &[usize], usize); 12] = [
             (&[37, 41], &[41, 1], 0),
             (&[41, 37], &[1, 41], 3),
             (&[5, 7, 9], &[63, 9, 1], 1),
@@ -465,6 +498,9 @@ mod tests {
             (&[20, 3], &[1, 0], 7),
             (&[2, 1500], &[1500, 1], 11),
             (&[3, 2100], &[2100, 1], 0),
+            // Many runs, so the rows kernel folds several batches.
+            (&[4, 700, 2], &[1, 8, 4], 0),
+            (&[700, 4, 2], &[8, 1, 4], 1),
         ];
         for (seed, nan_free) in [(1, false), (2, false), (3, true)] {
             let mut data = tricky(8192, seed);
