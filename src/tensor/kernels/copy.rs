@@ -131,32 +131,57 @@ fn tiled_copy<T: Copy>(data: &[T], plan: &Plan<1>, tile: usize, out: &mut [T]) {
 
 #[cfg(test)]
 mod tests {
+    use super::super::offsets::StridedOffsets;
     use super::super::sink::SliceSink;
     use super::*;
 
-    use super::super::offsets::StridedOffsets;
+    /// Whether `copy` takes the tiled path for this layout of `u64`s.
+    fn tiles(shape: &[usize], strides: &[usize]) -> bool {
+        let plan = Plan::new(shape, [strides], [0]);
+        plan.len * size_of::<u64>() >= MIN_TILED_BYTES && tile_axis(&plan).is_some()
+    }
 
-    /// Both sinks against the offset cursor, for one layout over `0..4096`.
+    /// Both sinks against the offset cursor, for one layout over `0..65536`.
     fn check(shape: &[usize], strides: &[usize], base: usize) {
-        let data: Vec<u32> = (0..1 << 16).collect();
+        let data: Vec<u64> = (0..1 << 16).collect();
         let len: usize = shape.iter().product();
-        let expected: Vec<u32> = StridedOffsets::new(shape, strides, base, len)
+        let expected: Vec<u64> = StridedOffsets::new(shape, strides, base, len)
             .map(|offset| data[offset])
             .collect();
         let mut fresh = Vec::new();
         copy(&data, shape, strides, base, &mut fresh);
         assert_eq!(fresh, expected, "{shape:?} {strides:?}");
-        let mut into = vec![u32::MAX; len];
+        let mut into = vec![u64::MAX; len];
         copy(&data, shape, strides, base, &mut SliceSink::new(&mut into));
         assert_eq!(into, expected, "{shape:?} {strides:?} (into)");
     }
 
     #[test]
-    fn every_strategy_matches_the_offset_cursor() {
-        // Tiles crossing both tile edges, a tile axis that is not the last
-        // outer axis, runs, splats (stride 0) and strided gathers.
-        check(&[300, 70], &[1, 300], 0);
-        check(&[70, 300], &[1, 70], 5);
+    fn tiled_layouts_match_the_offset_cursor() {
+        // Transposes crossing both tile edges (300 > 256 rows, 70 > 64
+        // columns), a transposed block inside rank 3, and a tile axis that is
+        // not the last outer axis ([3, 300, 40] viewed as [40, 3, 300]).
+        let layouts: [(&[usize], &[usize], usize); 4] = [
+            (&[300, 70], &[1, 300], 0),
+            (&[70, 300], &[1, 70], 5),
+            (&[2, 40, 300], &[12000, 1, 40], 3),
+            (&[40, 3, 300], &[1, 12000, 40], 0),
+        ];
+        for (shape, strides, base) in layouts {
+            assert!(
+                tiles(shape, strides),
+                "{shape:?} should take the tiled path"
+            );
+            check(shape, strides, base);
+        }
+    }
+
+    #[test]
+    fn run_layouts_match_the_offset_cursor() {
+        // Small transposes (gathered, not tiled), dense and strided runs,
+        // splats (stride 0), empty and scalar layouts.
+        assert!(!tiles(&[45, 70], &[1, 45]));
+        check(&[45, 70], &[1, 45], 0);
         check(&[2, 33, 150], &[4950, 1, 33], 1);
         check(&[40, 3, 20], &[1, 800, 40], 0);
         check(&[20, 3, 40], &[40, 800, 1], 0);
@@ -167,36 +192,5 @@ mod tests {
         check(&[6, 10], &[20, 2], 1);
         check(&[1, 0, 5], &[5, 5, 1], 0);
         check(&[], &[], 9);
-    }
-
-    #[test]
-    fn tiled_transpose_matches_logical_order() {
-        let (rows, columns) = (70, 45);
-        let data: Vec<usize> = (0..rows * columns).collect();
-        // The transpose: shape [columns, rows], strides [1, columns].
-        let mut out = Vec::new();
-        copy(&data, &[columns, rows], &[1, columns], 0, &mut out);
-        let expected: Vec<usize> = (0..columns)
-            .flat_map(|c| (0..rows).map(move |r| r * columns + c))
-            .collect();
-        assert_eq!(out, expected);
-    }
-
-    #[test]
-    fn tiled_transpose_inside_rank_three() {
-        let data: Vec<usize> = (0..3 * 40 * 33).collect();
-        // [3, 40, 33] owner viewed as [3, 33, 40] (last two axes swapped).
-        let mut out = vec![0; data.len()];
-        copy(
-            &data,
-            &[3, 33, 40],
-            &[1320, 1, 33],
-            0,
-            &mut SliceSink::new(&mut out),
-        );
-        let expected: Vec<usize> = (0..3)
-            .flat_map(|b| (0..33).flat_map(move |c| (0..40).map(move |r| b * 1320 + r * 33 + c)))
-            .collect();
-        assert_eq!(out, expected);
     }
 }
