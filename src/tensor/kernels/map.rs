@@ -74,3 +74,88 @@ pub(crate) fn map_binary<A: Copy, B: Copy, C: Copy>(
         }
     });
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::offsets::StridedOffsets;
+    use super::super::sink::SliceSink;
+    use super::*;
+
+    /// The (left, right) pairs in logical row-major order, by the offset cursor.
+    fn expected_pairs(
+        shape: &[usize],
+        left: Operand<'_, '_, u32>,
+        right: Operand<'_, '_, u32>,
+    ) -> Vec<(u32, u32)> {
+        let len = shape.iter().product();
+        let l = StridedOffsets::new(shape, left.strides, left.base, len);
+        let r = StridedOffsets::new(shape, right.strides, right.base, len);
+        l.zip(r)
+            .map(|(i, j)| (left.data[i], right.data[j]))
+            .collect()
+    }
+
+    #[test]
+    fn closures_see_every_element_once_in_logical_order_left_first() {
+        let left_data: Vec<u32> = (0..24).collect();
+        let right_data: Vec<u32> = (100..124).collect();
+        // (shape, left strides, right strides): dense/dense, dense/splat
+        // (a bias row), splat/dense (a column), transposed/strided, both
+        // broadcast on the outer axis.
+        let cases: [(&[usize], &[usize], &[usize]); 5] = [
+            (&[2, 3, 4], &[12, 4, 1], &[12, 4, 1]),
+            (&[2, 3, 4], &[12, 4, 1], &[0, 0, 1]),
+            (&[2, 3, 4], &[0, 1, 0], &[12, 4, 1]),
+            (&[4, 6], &[1, 4], &[1, 2]),
+            (&[5, 2, 3], &[0, 3, 1], &[0, 1, 2]),
+        ];
+        for (shape, left_strides, right_strides) in cases {
+            let left = Operand {
+                data: &left_data,
+                strides: left_strides,
+                base: 0,
+            };
+            let right = Operand {
+                data: &right_data,
+                strides: right_strides,
+                base: 0,
+            };
+            let expected = expected_pairs(shape, left, right);
+            let mut calls = Vec::new();
+            let mut fresh = Vec::new();
+            let op = |a: u32, b: u32| (a, b);
+            map_binary(
+                shape,
+                left,
+                right,
+                |a, b| {
+                    calls.push((a, b));
+                    op(a, b)
+                },
+                &mut fresh,
+            );
+            assert_eq!(
+                (&calls, &fresh),
+                (&expected, &expected),
+                "{shape:?} {left_strides:?} {right_strides:?}"
+            );
+            let mut into = vec![(0, 0); expected.len()];
+            map_binary(shape, left, right, op, &mut SliceSink::new(&mut into));
+            assert_eq!(into, expected);
+            let mut unary_calls = Vec::new();
+            let mut unary = Vec::new();
+            map_unary(
+                shape,
+                left,
+                |a| {
+                    unary_calls.push(a);
+                    a * 2
+                },
+                &mut unary,
+            );
+            let lefts: Vec<u32> = expected.iter().map(|&(a, _)| a).collect();
+            assert_eq!(unary_calls, lefts);
+            assert_eq!(unary, lefts.iter().map(|a| a * 2).collect::<Vec<_>>());
+        }
+    }
+}
