@@ -339,3 +339,28 @@ fn a_view_row_never_claims_a_new_owner() -> TestResult {
     assert!(!storage.starts_with("new owner"), "{storage}");
     Ok(())
 }
+
+#[test]
+fn empty_views_with_any_strides_or_base_print_without_overflow() -> TestResult {
+    // Valid: an empty view is never read, so from_parts accepts any strides and base.
+    let data = [1.0; 4];
+    let huge_stride = View::<2>::from_parts(&data, [5, 0], [usize::MAX, 1], 0)?;
+    assert_eq!(huge_stride.to_string(), "[[],\n [],\n [],\n [],\n []]");
+    let huge_base = View::<2>::from_parts(&data, [3, 0], [1, 1], usize::MAX)?;
+    assert_eq!(huge_base.to_string(), "[[],\n [],\n []]");
+    // Slicing it keeps it valid: the base of an empty result is never read.
+    let sliced = huge_base.slice(0, 1..2)?;
+    assert_eq!((sliced.shape(), sliced.len()), (&[1, 0], 0));
+    Ok(())
+}
+
+#[test]
+fn debug_of_a_view_shows_its_layout_not_the_owner() -> TestResult {
+    let owner: Tensor<2> = Tensor::zeros([1000, 1000])?;
+    let corner = owner.view().slice(0, 0..1)?.slice(1, 0..1)?;
+    assert_eq!(
+        format!("{corner:?}"),
+        "View { shape: [1, 1], strides: [1000, 1], base_offset: 0, len: 1, storage_len: 1000000 }"
+    );
+    Ok(())
+}

@@ -414,10 +414,10 @@ fn from_parts_rejects_layouts_outside_the_data() {
     // The dynamic constructor also checks that shape and strides agree in length.
     assert_eq!(
         DynView::from_parts(&data, vec![2, 3], vec![3], 0).unwrap_err(),
-        TensorViewError::Tensor(TensorError::RankMismatch {
-            expected: 2,
-            actual: 1
-        })
+        TensorViewError::StridesLengthMismatch {
+            rank: 2,
+            strides: 1
+        }
     );
 }
 

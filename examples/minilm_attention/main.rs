@@ -37,6 +37,7 @@ const FIXTURE: &str = concat!(
     "/tests/fixtures/minilm/layer0.safetensors"
 );
 const HEADS: usize = 12;
+const USAGE: &str = "usage: minilm_attention [--model model.safetensors] [--tokens 101,7592,102]";
 
 struct Args {
     model: Option<String>,
@@ -65,10 +66,8 @@ fn parse_args() -> Result<Args, String> {
                 args.tokens = Some(ids);
             }
             "--help" | "-h" => {
-                return Err(
-                    "usage: minilm_attention [--model model.safetensors] [--tokens 101,7592,102]"
-                        .into(),
-                );
+                println!("{USAGE}");
+                std::process::exit(0);
             }
             other => return Err(format!("unknown argument {other}; try --help")),
         }

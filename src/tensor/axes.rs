@@ -77,7 +77,7 @@ impl<const R: usize, T> View<'_, R, T> {
     /// Shapes: `[.., a, .., b, ..]` -> `[.., b, .., a, ..]`, rank `R` kept.
     /// An axis `>= R` fails to build (not at `cargo check`):
     ///
-    /// ```compile_fail
+    /// ```compile_fail,E0080
     /// use llm_from_scratch::tensor::Tensor;
     /// let t = Tensor::from_vec([2, 3], vec![0.0; 6]).unwrap();
     /// let bad = t.view().transpose_axes::<0, 3>(); // rank 2 has no axis 3

@@ -26,6 +26,14 @@ fn nested<T: Display>(
     strides: &[usize],
     base: usize,
 ) -> fmt::Result {
+    // An empty layout is never read: its base and strides (which may be
+    // anything for an empty view) must not enter the offset arithmetic.
+    let zeros = vec![0; shape.len()];
+    let (strides, base) = if shape.contains(&0) {
+        (&zeros[..], 0)
+    } else {
+        (strides, base)
+    };
     let positions = shape.iter().fold(1_usize, |count, &extent| {
         count.saturating_mul(extent.max(1))
     });

@@ -1,7 +1,8 @@
 //! Typed errors, one enum per layer (owner, view, operation).
 //!
-//! Variant names and fields follow the course chapters (`seeds/000`, `seeds/003`)
-//! so the chapters read true against this crate. Every message names the
+//! Variant names and fields follow the course chapters this crate
+//! implements (views and copies; broadcasting and reductions), so the
+//! chapters read true against this crate. Every message names the
 //! operation that failed and the numbers that made it fail.
 
 use thiserror::Error;
@@ -112,13 +113,21 @@ pub enum TensorViewError {
     },
     /// `View::from_parts` / `from_slice`: some reachable offset lies outside the borrowed data.
     #[error(
-        "view out of bounds: the layout reaches storage offset {required_len} - 1 but the data holds {available} elements"
+        "view out of bounds: the layout needs {required_len} elements of storage, the data holds {available}"
     )]
     ViewOutOfBounds {
         /// One past the largest offset the layout reaches.
         required_len: usize,
         /// The length of the borrowed data.
         available: usize,
+    },
+    /// `DynView::from_parts`: `strides` does not have one entry per axis of `shape`.
+    #[error("from_parts: the shape has {rank} axes but {strides} strides were given")]
+    StridesLengthMismatch {
+        /// The shape's rank.
+        rank: usize,
+        /// The number of strides given.
+        strides: usize,
     },
     /// `materialize_into` got an output tensor of another shape.
     #[error("materialize_into: the output has shape {actual:?}, the view has shape {expected:?}")]

@@ -226,14 +226,19 @@ pub(crate) fn slice_in_place(
             dimension,
         });
     }
-    // start <= extent and the source layout is in bounds, so this fits; checked anyway.
     let base = range
         .start
         .checked_mul(strides[axis])
-        .and_then(|step| base_offset.checked_add(step))
-        .ok_or(TensorError::ShapeOverflow)?;
+        .and_then(|step| base_offset.checked_add(step));
     shape[axis] = range.end - range.start;
-    Ok(base)
+    match base {
+        Some(base) => Ok(base),
+        // An empty result is never read, so its base offset does not matter
+        // (an empty view may carry any base and strides).
+        None if shape.contains(&0) => Ok(base_offset),
+        // Unreachable for an in-bounds non-empty view; checked anyway.
+        None => Err(TensorError::ShapeOverflow.into()),
+    }
 }
 
 /// NumPy broadcasting: right-align, missing leading extents are 1, equal

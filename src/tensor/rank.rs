@@ -54,7 +54,7 @@ pub trait RemoveAxis {
 
 /// The rank of two operands broadcast together: the larger rank (NumPy's rule).
 #[diagnostic::on_unimplemented(
-    message = "cannot broadcast a `{Self}` operand with a `{Rhs}` operand: typed broadcasting covers ranks 0 to 8 (`MAX_RANK`)",
+    message = "typed broadcasting covers ranks 0 to 8 (`MAX_RANK`); the left operand here is `{Self}`",
     label = "rank not in the typed table (0 to 8)",
     note = "ranks above 8: call `.into_dyn()` on both views and use `llm_from_scratch::tensor::dynamic::{{map_binary, broadcast_shape}}`",
     note = "generic code over `L` and `M`: add the bound `Rank<L>: BroadcastRank<Rank<M>, Output = Rank<O>>` and return `Tensor<O, _>`"
@@ -66,7 +66,7 @@ pub trait BroadcastRank<Rhs> {
 
 /// The ranks of a matrix product: both at least 2, output the larger.
 #[diagnostic::on_unimplemented(
-    message = "`matmul` needs two operands of rank 2 to 8 (`MAX_RANK`), got `{Self}` and `{Rhs}`",
+    message = "`matmul` needs operands of rank 2 to 8 (`MAX_RANK`); the left operand here is `{Self}`",
     label = "not a matrix operand of rank 2 to 8",
     note = "a vector has no `[m, k]` axes: `reshape` a unit axis in first, e.g. `v.reshape([1, k])?` for a row or `v.reshape([k, 1])?` for a column",
     note = "ranks above 8: call `.into_dyn()` on both views and use `llm_from_scratch::tensor::dynamic::matmul`",

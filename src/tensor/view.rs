@@ -25,13 +25,27 @@ use std::ops::Range;
 /// assert_eq!(t.get([2, 1])?, &22.0);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-#[derive(Debug)]
 pub struct View<'a, const R: usize, T = f64> {
     data: &'a [T],
     shape: [usize; R],
     strides: [usize; R],
     base_offset: usize,
     len: usize,
+}
+
+/// The layout only (shape, strides, base offset, length, the owner's
+/// storage length): printing a small view of a large owner stays small.
+/// `Display` prints the values.
+impl<const R: usize, T> std::fmt::Debug for View<'_, R, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("View")
+            .field("shape", &self.shape)
+            .field("strides", &self.strides)
+            .field("base_offset", &self.base_offset)
+            .field("len", &self.len)
+            .field("storage_len", &self.data.len())
+            .finish()
+    }
 }
 
 impl<const R: usize, T> Clone for View<'_, R, T> {

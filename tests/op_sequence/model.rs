@@ -1,7 +1,7 @@
 //! The naive reference of `op_sequence`: values in logical row-major order,
 //! every operation written as a loop over output coordinates that reads the
 //! source by plain row-major position, and the crate's error values built
-//! directly from the rules of DESIGN §5.
+//! directly from the semantics in the README's design notes.
 
 use llm_from_scratch::tensor::{TensorOpError, TensorViewError};
 

@@ -12,13 +12,26 @@ use std::ops::Range;
 /// [`TensorViewError::PermutationLengthMismatch`] since an axis list's
 /// length is not checked by the compiler here. Its metadata lives in small
 /// `Vec`s, so transforms allocate metadata (never values).
-#[derive(Debug, PartialEq)]
+#[derive(PartialEq)]
 pub struct DynView<'a, T = f64> {
     data: &'a [T],
     shape: Vec<usize>,
     strides: Vec<usize>,
     base_offset: usize,
     len: usize,
+}
+
+/// The layout only, as for [`View`]'s `Debug`; `Display` prints the values.
+impl<T> std::fmt::Debug for DynView<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DynView")
+            .field("shape", &self.shape)
+            .field("strides", &self.strides)
+            .field("base_offset", &self.base_offset)
+            .field("len", &self.len)
+            .field("storage_len", &self.data.len())
+            .finish()
+    }
 }
 
 impl<T> Clone for DynView<'_, T> {
@@ -53,8 +66,8 @@ impl<'a, T> DynView<'a, T> {
     /// Views `data` through an arbitrary strided layout, without copying.
     ///
     /// # Errors
-    /// [`TensorError::RankMismatch`] if `shape` and `strides` differ in
-    /// length; otherwise as for [`View::from_parts`].
+    /// [`TensorViewError::StridesLengthMismatch`] if `shape` and `strides`
+    /// differ in length; otherwise as for [`View::from_parts`].
     pub fn from_parts(
         data: &'a [T],
         shape: Vec<usize>,
@@ -62,11 +75,10 @@ impl<'a, T> DynView<'a, T> {
         base_offset: usize,
     ) -> Result<Self, TensorViewError> {
         if shape.len() != strides.len() {
-            return Err(TensorError::RankMismatch {
-                expected: shape.len(),
-                actual: strides.len(),
-            }
-            .into());
+            return Err(TensorViewError::StridesLengthMismatch {
+                rank: shape.len(),
+                strides: strides.len(),
+            });
         }
         let len = layout::check_borrowed_layout(&shape, &strides, base_offset, data.len())?;
         Ok(Self::from_checked(data, shape, strides, base_offset, len))

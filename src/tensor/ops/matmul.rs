@@ -113,7 +113,7 @@ pub(crate) fn matmul_fresh<F: Float>(
 ///
 /// A vector is not a matrix: ranks 0 and 1 do not compile.
 ///
-/// ```compile_fail
+/// ```compile_fail,E0277
 /// use llm_from_scratch::prelude::*;
 /// let v = Tensor::from_vec([3], vec![1.0, 2.0, 3.0]).unwrap();
 /// let m = Tensor::from_vec([3, 1], vec![1.0, 2.0, 3.0]).unwrap();

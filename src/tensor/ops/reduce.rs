@@ -1,4 +1,22 @@
 //! `sum_axis`, `mean_axis`, `max_axis`: single-axis reductions with an exact order.
+//!
+//! Shapes, for all three: `[.., n, ..]` -> `[.., ..]` with [`RemoveDim`]
+//! (rank `R - 1`, inferred; does not compile for `R = 0`) or `[.., 1, ..]`
+//! with [`KeepDim`] (rank `R`, NumPy `keepdims=True`).
+//!
+//! Numerics: each output group is folded in ascending index order along
+//! the axis (sum and mean from +0.0), so results are bit-identical for every
+//! layout of the same logical values (contiguous, transposed, sliced).
+//!
+//! Errors, in this order: [`TensorOpError::ReductionAxisOutOfBounds`] if
+//! `axis >= R` (always for a rank-0 view), then for mean and max an axis of
+//! extent 0 ([`TensorOpError::EmptyMeanAxis`], [`TensorOpError::EmptyMaxAxis`]),
+//! then [`TensorOpError::OutputAllocationFailed`]; the `_into` variants
+//! allocate nothing and return [`TensorOpError::OutputShapeMismatch`] for an
+//! output of another shape.
+//!
+//! [`RemoveDim`]: crate::tensor::RemoveDim
+//! [`KeepDim`]: crate::tensor::KeepDim
 
 use super::{check_output_shape, output_buffer};
 use crate::tensor::error::TensorOpError;
@@ -108,23 +126,13 @@ impl Reduction {
     }
 }
 
-/// The sum over one axis, from +0.0 in ascending index order.
+/// The sum over one axis, from +0.0 in ascending index order; an empty axis sums to +0.0.
 ///
-/// Shapes: `[.., n, ..]` -> `[.., ..]` with [`RemoveDim`](crate::tensor::RemoveDim)
-/// (rank `R - 1`, inferred) or `[.., 1, ..]` with [`KeepDim`](crate::tensor::KeepDim)
-/// (rank `R`, NumPy `keepdims=True`). `RemoveDim` on a rank-0 view does not compile.
-///
-/// Numerics: each output group is folded in ascending index order along
-/// `axis`, so the result is bit-identical for every layout of the same
-/// logical values (contiguous, transposed, sliced).
-/// An empty axis sums to +0.0 (never -0.0).
+/// Shapes: `[.., n, ..]` -> `[.., ..]` (`RemoveDim`) or `[.., 1, ..]` (`KeepDim`); see the
+/// [module docs](self) for the rank rule and the exact order.
 ///
 /// # Errors
-/// In this order:
-/// - [`TensorOpError::ReductionAxisOutOfBounds`] if `axis >= R` (always,
-///   for a rank-0 view with `KeepDim`);
-/// - (an empty axis is not an error: its sum is +0.0);
-/// - [`TensorOpError::OutputAllocationFailed`] if the output cannot be reserved.
+/// [`TensorOpError::ReductionAxisOutOfBounds`], then [`TensorOpError::OutputAllocationFailed`].
 ///
 /// ```
 /// use llm_from_scratch::prelude::*;
@@ -141,42 +149,14 @@ pub fn sum_axis<const R: usize, const S: usize, F: Float, K: ReduceDim<R, Output
     Reduction::Sum.ranked::<R, S, F, K>(input, axis)
 }
 
-/// [`sum_axis`] into a caller's tensor of the output shape, reusing its storage.
-///
-/// # Errors
-/// As for [`sum_axis`] (but no allocation), then
-/// [`TensorOpError::OutputShapeMismatch`] if `out` has another shape.
-pub fn sum_axis_into<
-    const R: usize,
-    const S: usize,
-    F: Float,
-    K: ReduceDim<R, Output = Rank<S>>,
->(
-    input: &View<'_, R, F>,
-    axis: usize,
-    _keep: K,
-    out: &mut Tensor<S, F>,
-) -> Result<(), TensorOpError> {
-    Reduction::Sum.ranked_into::<R, S, F, K>(input, axis, out)
-}
-
 /// The mean over one axis: the ascending sum divided by the extent.
 ///
-/// Shapes: `[.., n, ..]` -> `[.., ..]` with [`RemoveDim`](crate::tensor::RemoveDim)
-/// (rank `R - 1`, inferred) or `[.., 1, ..]` with [`KeepDim`](crate::tensor::KeepDim)
-/// (rank `R`, NumPy `keepdims=True`). `RemoveDim` on a rank-0 view does not compile.
-///
-/// Numerics: each output group is folded in ascending index order along
-/// `axis`, so the result is bit-identical for every layout of the same
-/// logical values (contiguous, transposed, sliced).
-/// An empty axis is an error: the mean of nothing is undefined.
+/// Shapes: `[.., n, ..]` -> `[.., ..]` (`RemoveDim`) or `[.., 1, ..]` (`KeepDim`).
 ///
 /// # Errors
-/// In this order:
-/// - [`TensorOpError::ReductionAxisOutOfBounds`] if `axis >= R` (always,
-///   for a rank-0 view with `KeepDim`);
-/// - [`TensorOpError::EmptyMeanAxis`] if the axis has extent 0;
-/// - [`TensorOpError::OutputAllocationFailed`] if the output cannot be reserved.
+/// [`TensorOpError::ReductionAxisOutOfBounds`], then
+/// [`TensorOpError::EmptyMeanAxis`] (the mean of nothing is undefined), then
+/// [`TensorOpError::OutputAllocationFailed`].
 ///
 /// ```
 /// use llm_from_scratch::prelude::*;
@@ -193,42 +173,15 @@ pub fn mean_axis<const R: usize, const S: usize, F: Float, K: ReduceDim<R, Outpu
     Reduction::Mean.ranked::<R, S, F, K>(input, axis)
 }
 
-/// [`mean_axis`] into a caller's tensor of the output shape, reusing its storage.
+/// The maximum over one axis: the first NaN wins with its exact bits; ties
+/// keep the earlier value (`[-0.0, +0.0]` gives -0.0). Not `f64::max`.
+///
+/// Shapes: `[.., n, ..]` -> `[.., ..]` (`RemoveDim`) or `[.., 1, ..]` (`KeepDim`).
 ///
 /// # Errors
-/// As for [`mean_axis`] (but no allocation), then
-/// [`TensorOpError::OutputShapeMismatch`] if `out` has another shape.
-pub fn mean_axis_into<
-    const R: usize,
-    const S: usize,
-    F: Float,
-    K: ReduceDim<R, Output = Rank<S>>,
->(
-    input: &View<'_, R, F>,
-    axis: usize,
-    _keep: K,
-    out: &mut Tensor<S, F>,
-) -> Result<(), TensorOpError> {
-    Reduction::Mean.ranked_into::<R, S, F, K>(input, axis, out)
-}
-
-/// The maximum over one axis: the first NaN wins with its exact bits; ties keep the earlier value (so -0.0 before +0.0 stays -0.0). Not `f64::max`.
-///
-/// Shapes: `[.., n, ..]` -> `[.., ..]` with [`RemoveDim`](crate::tensor::RemoveDim)
-/// (rank `R - 1`, inferred) or `[.., 1, ..]` with [`KeepDim`](crate::tensor::KeepDim)
-/// (rank `R`, NumPy `keepdims=True`). `RemoveDim` on a rank-0 view does not compile.
-///
-/// Numerics: each output group is folded in ascending index order along
-/// `axis`, so the result is bit-identical for every layout of the same
-/// logical values (contiguous, transposed, sliced).
-/// An empty axis is an error: the maximum of nothing is undefined.
-///
-/// # Errors
-/// In this order:
-/// - [`TensorOpError::ReductionAxisOutOfBounds`] if `axis >= R` (always,
-///   for a rank-0 view with `KeepDim`);
-/// - [`TensorOpError::EmptyMaxAxis`] if the axis has extent 0;
-/// - [`TensorOpError::OutputAllocationFailed`] if the output cannot be reserved.
+/// [`TensorOpError::ReductionAxisOutOfBounds`], then
+/// [`TensorOpError::EmptyMaxAxis`] (the maximum of nothing is undefined), then
+/// [`TensorOpError::OutputAllocationFailed`].
 ///
 /// ```
 /// use llm_from_scratch::prelude::*;
@@ -245,21 +198,50 @@ pub fn max_axis<const R: usize, const S: usize, F: Float, K: ReduceDim<R, Output
     Reduction::Max.ranked::<R, S, F, K>(input, axis)
 }
 
-/// [`max_axis`] into a caller's tensor of the output shape, reusing its storage.
+/// [`sum_axis`] into `out` (the output shape), reusing its storage.
 ///
 /// # Errors
-/// As for [`max_axis`] (but no allocation), then
-/// [`TensorOpError::OutputShapeMismatch`] if `out` has another shape.
-pub fn max_axis_into<
-    const R: usize,
-    const S: usize,
-    F: Float,
-    K: ReduceDim<R, Output = Rank<S>>,
->(
+/// As for [`sum_axis`] but no allocation; [`TensorOpError::OutputShapeMismatch`] for another shape.
+pub fn sum_axis_into<const R: usize, const S: usize, F: Float, K>(
     input: &View<'_, R, F>,
     axis: usize,
     _keep: K,
     out: &mut Tensor<S, F>,
-) -> Result<(), TensorOpError> {
+) -> Result<(), TensorOpError>
+where
+    K: ReduceDim<R, Output = Rank<S>>,
+{
+    Reduction::Sum.ranked_into::<R, S, F, K>(input, axis, out)
+}
+
+/// [`mean_axis`] into `out` (the output shape), reusing its storage.
+///
+/// # Errors
+/// As for [`mean_axis`] but no allocation; [`TensorOpError::OutputShapeMismatch`] for another shape.
+pub fn mean_axis_into<const R: usize, const S: usize, F: Float, K>(
+    input: &View<'_, R, F>,
+    axis: usize,
+    _keep: K,
+    out: &mut Tensor<S, F>,
+) -> Result<(), TensorOpError>
+where
+    K: ReduceDim<R, Output = Rank<S>>,
+{
+    Reduction::Mean.ranked_into::<R, S, F, K>(input, axis, out)
+}
+
+/// [`max_axis`] into `out` (the output shape), reusing its storage.
+///
+/// # Errors
+/// As for [`max_axis`] but no allocation; [`TensorOpError::OutputShapeMismatch`] for another shape.
+pub fn max_axis_into<const R: usize, const S: usize, F: Float, K>(
+    input: &View<'_, R, F>,
+    axis: usize,
+    _keep: K,
+    out: &mut Tensor<S, F>,
+) -> Result<(), TensorOpError>
+where
+    K: ReduceDim<R, Output = Rank<S>>,
+{
     Reduction::Max.ranked_into::<R, S, F, K>(input, axis, out)
 }
