@@ -1,5 +1,5 @@
 //! Printing: nested values like NumPy's `print`, and the layout trace table
-//! of seed 000 (shape, strides, base offset, logical offsets, contiguity,
+//! of the views chapter (shape, strides, base offset, logical offsets, contiguity,
 //! shared owner or new owner).
 
 use super::dynamic::{DynTensor, DynView};
@@ -141,7 +141,7 @@ pub struct TraceRow {
     pub rejected: bool,
 }
 
-/// The seed's comparison table: one row per view or owner, telling whether
+/// The views chapter's comparison table: one row per view or owner, telling whether
 /// its values live in an existing owner's storage or in a new one.
 ///
 /// Owners are recognised by their storage address, so a row can only say

@@ -86,7 +86,7 @@ pub(crate) fn checked_offset(
 }
 
 /// Row-major contiguity from the base offset: singleton axes may carry any
-/// stride; empty and scalar layouts are contiguous (seed 000's convention).
+/// stride; empty and scalar layouts are contiguous (the views chapter's convention).
 pub(crate) fn is_contiguous(shape: &[usize], strides: &[usize]) -> bool {
     if shape.contains(&0) {
         return true;
@@ -149,7 +149,7 @@ pub(crate) fn check_axis(axis: usize, rank: usize) -> Result<(), TensorViewError
     }
 }
 
-/// Checks a reshape in the seed's order: the requested layout's overflow,
+/// Checks a reshape in the course chapters' order: the requested layout's overflow,
 /// then the element count, then the source's contiguity. Writes the fresh
 /// row-major strides into `new_strides`.
 pub(crate) fn check_reshape(

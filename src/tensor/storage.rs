@@ -224,7 +224,7 @@ impl<const R: usize, T> TryFrom<DynTensor<T>> for Tensor<R, T> {
 }
 
 /// Builds the transpose of a matrix by allocating and copying every value
-/// (seed 000's eager counterpart of the borrowed [`View::transpose`]).
+/// (the views chapter's eager counterpart of the borrowed [`View::transpose`]).
 ///
 /// Shapes: `[rows, columns]` -> `[columns, rows]`. Ranks other than 2 do
 /// not compile. Equivalent to NumPy `a.T.copy()`, PyTorch `a.t().contiguous()`.

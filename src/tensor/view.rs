@@ -140,7 +140,7 @@ impl<'a, const R: usize, T> View<'a, R, T> {
 
     /// Whether logical row-major order visits one dense storage span from the
     /// base offset. Singleton axes may carry any stride; empty and scalar
-    /// views are contiguous (seed 000's convention).
+    /// views are contiguous (the views chapter's convention).
     pub fn is_contiguous(&self) -> bool {
         layout::is_contiguous(&self.shape, &self.strides)
     }
@@ -177,7 +177,7 @@ impl<'a, const R: usize, T> View<'a, R, T> {
         Ok(&self.data[offset])
     }
 
-    /// Storage offsets in logical row-major order (the seed's offset cursor).
+    /// Storage offsets in logical row-major order (the views chapter's offset cursor).
     pub fn offsets(&self) -> impl ExactSizeIterator<Item = usize> + use<R, T> {
         StridedOffsets::new(&self.shape, &self.strides, self.base_offset, self.len)
     }
@@ -196,7 +196,7 @@ impl<'a, const R: usize, T> View<'a, R, T> {
     /// silent copy. GPT-2 `split_heads`: `[B, T, C]` -> `[B, T, H, C / H]`.
     ///
     /// # Errors
-    /// Checked in this order (seed 000):
+    /// Checked in this order (the views chapter's):
     /// 1. [`TensorError::ShapeOverflow`] if `shape` overflows;
     /// 2. [`TensorViewError::ReshapeElementCountMismatch`] if the counts differ;
     /// 3. [`TensorViewError::NonContiguousReshape`] if this view is not

@@ -1,6 +1,6 @@
 //! The dynamic-rank fallback: rank known only at run time.
 //!
-//! [`DynTensor`] and [`DynView`] keep the seed chapters' runtime-checked
+//! [`DynTensor`] and [`DynView`] keep the course chapters' runtime-checked
 //! signatures (`Vec<usize>` / `&[usize]` shapes and axis lists,
 //! `keep_dim: bool`, [`PermutationLengthMismatch`](crate::tensor::TensorViewError::PermutationLengthMismatch)).
 //! They are thin shells over the same layout functions and kernels as the

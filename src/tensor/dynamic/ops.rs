@@ -1,4 +1,4 @@
-//! The seed 003 operations with runtime ranks: same cores as `tensor::ops`.
+//! The broadcasting chapter's operations with runtime ranks: same cores as `tensor::ops`.
 
 use super::tensor::DynTensor;
 use super::view::DynView;

@@ -8,7 +8,7 @@ use crate::tensor::storage::Tensor;
 
 /// An owned, row-major contiguous tensor whose rank is known only at run time.
 ///
-/// The seed's `Tensor`, kept for ranks above 8 or read from data; convert
+/// The chapters' `Tensor`, kept for ranks above 8 or read from data; convert
 /// with [`DynTensor::into_ranked`] once the rank is known.
 ///
 /// ```

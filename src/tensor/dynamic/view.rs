@@ -7,7 +7,7 @@ use crate::tensor::layout;
 use crate::tensor::view::View;
 use std::ops::Range;
 
-/// A borrowed view whose rank is known only at run time: the seed's
+/// A borrowed view whose rank is known only at run time: the views chapter's
 /// `TensorView`. Same semantics and errors as [`View`], plus
 /// [`TensorViewError::PermutationLengthMismatch`] since an axis list's
 /// length is not checked by the compiler here. Its metadata lives in small

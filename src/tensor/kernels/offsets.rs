@@ -1,4 +1,4 @@
-//! The offset cursor of seed 000: storage offsets of a checked layout in
+//! The offset cursor of the views chapter: storage offsets of a checked layout in
 //! logical row-major order, as an iterator.
 
 use std::iter::FusedIterator;

@@ -1,5 +1,5 @@
 //! Operations on ranked views: broadcasting, elementwise maps, single-axis
-//! reductions (seed 003) and matrix products.
+//! reductions (the course's broadcasting chapter) and matrix products.
 //!
 //! Output ranks are computed by the traits of [`crate::tensor::rank`] and
 //! inferred at the call site: `sum_axis(&v3, 1, RemoveDim)?` is a
@@ -7,6 +7,26 @@
 //! has an `_into` twin that writes into a caller's tensor so hot loops can
 //! reuse buffers. The dynamic API (`tensor::dynamic`) calls the same
 //! rank-erased cores defined here.
+//!
+//! # Reductions
+//!
+//! Shapes, for `sum_axis`, `mean_axis` and `max_axis`: `[.., n, ..]` -> `[.., ..]` with [`RemoveDim`]
+//! (rank `R - 1`, inferred; does not compile for `R = 0`) or `[.., 1, ..]`
+//! with [`KeepDim`] (rank `R`, NumPy `keepdims=True`).
+//!
+//! Numerics: each output group is folded in ascending index order along
+//! the axis (sum and mean from +0.0), so results are bit-identical for every
+//! layout of the same logical values (contiguous, transposed, sliced).
+//!
+//! Errors, in this order: [`TensorOpError::ReductionAxisOutOfBounds`] if
+//! `axis >= R` (always for a rank-0 view), then for mean and max an axis of
+//! extent 0 ([`TensorOpError::EmptyMeanAxis`], [`TensorOpError::EmptyMaxAxis`]),
+//! then [`TensorOpError::OutputAllocationFailed`]; the `_into` variants
+//! allocate nothing and return [`TensorOpError::OutputShapeMismatch`] for an
+//! output of another shape.
+//!
+//! [`RemoveDim`]: crate::tensor::RemoveDim
+//! [`KeepDim`]: crate::tensor::KeepDim
 
 mod broadcast;
 mod map;

@@ -1,22 +1,6 @@
 //! `sum_axis`, `mean_axis`, `max_axis`: single-axis reductions with an exact order.
 //!
-//! Shapes, for all three: `[.., n, ..]` -> `[.., ..]` with [`RemoveDim`]
-//! (rank `R - 1`, inferred; does not compile for `R = 0`) or `[.., 1, ..]`
-//! with [`KeepDim`] (rank `R`, NumPy `keepdims=True`).
-//!
-//! Numerics: each output group is folded in ascending index order along
-//! the axis (sum and mean from +0.0), so results are bit-identical for every
-//! layout of the same logical values (contiguous, transposed, sliced).
-//!
-//! Errors, in this order: [`TensorOpError::ReductionAxisOutOfBounds`] if
-//! `axis >= R` (always for a rank-0 view), then for mean and max an axis of
-//! extent 0 ([`TensorOpError::EmptyMeanAxis`], [`TensorOpError::EmptyMaxAxis`]),
-//! then [`TensorOpError::OutputAllocationFailed`]; the `_into` variants
-//! allocate nothing and return [`TensorOpError::OutputShapeMismatch`] for an
-//! output of another shape.
-//!
-//! [`RemoveDim`]: crate::tensor::RemoveDim
-//! [`KeepDim`]: crate::tensor::KeepDim
+//! The shared rules are in the [`ops` module docs](crate::tensor::ops#reductions).
 
 use super::{check_output_shape, output_buffer};
 use crate::tensor::error::TensorOpError;
@@ -38,7 +22,7 @@ pub(crate) enum Reduction {
 
 /// Rank-erased reduction shared by the ranked and dynamic APIs.
 ///
-/// Checks in the seed's order: axis bound, then an empty selected axis
+/// Checks in the course chapters' order: axis bound, then an empty selected axis
 /// (mean, max), then writes the output shape into `out_shape` and returns
 /// its element count. `run` then computes into a buffer of that length.
 pub(crate) fn reduce_core<F: Float>(
@@ -129,7 +113,7 @@ impl Reduction {
 /// The sum over one axis, from +0.0 in ascending index order; an empty axis sums to +0.0.
 ///
 /// Shapes: `[.., n, ..]` -> `[.., ..]` (`RemoveDim`) or `[.., 1, ..]` (`KeepDim`); see the
-/// [module docs](self) for the rank rule and the exact order.
+/// [`ops` module docs](crate::tensor::ops#reductions) for the rank rule and the exact order.
 ///
 /// # Errors
 /// [`TensorOpError::ReductionAxisOutOfBounds`], then [`TensorOpError::OutputAllocationFailed`].
