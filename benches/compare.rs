@@ -588,6 +588,12 @@ fn matmul_attention<T: Elem>(c: &mut Criterion) {
     timed(&mut g, &name, "ours", || -> Tensor<3, T> {
         matmul(&a.view(), &b.view()).unwrap()
     });
+    // The kernel alone: a reused output, so no page faults (96 MiB of f64).
+    let mut out = Tensor::zeros([h, t, t]).unwrap();
+    timed(&mut g, &name, "ours_into", || {
+        matmul_into(&a.view(), &b.view(), &mut out).unwrap();
+        out.as_slice()[t]
+    });
     timed(&mut g, &name, "ndarray", nd);
     timed(&mut g, &name, "naive", || {
         naive_matmul(naive_a, naive_b, [NAIVE_BATCHES, t, d, t])
@@ -788,6 +794,14 @@ fn rows() -> Vec<Row> {
                 &format!("{json}_{t}_vs_naive"),
             ));
         }
+        rows.push(row(
+            &format!("10 matmul_into attn {t} vs naive*"),
+            &format!("matmul_attn/{t}"),
+            "ours_into",
+            "naive",
+            None,
+            &format!("matmul_attn_into_{t}_vs_naive"),
+        ));
     }
     rows
 }
