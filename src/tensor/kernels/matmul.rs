@@ -25,8 +25,8 @@
 //!   with one vector multiply and one add per `k` step and vector.
 //!
 //! Speed limit: safe Rust has no run-time CPU dispatch, so a default x86-64
-//! build uses the SSE2 baseline (16-byte vectors) and runs at roughly a third
-//! of the speed of a BLAS that picks AVX-512 fused multiply-adds at run time
+//! build uses the SSE2 baseline (16-byte vectors) and runs at roughly a third to a half
+//! of the speed of a BLAS that picks AVX2 + FMA kernels at run time
 //! (measured against ndarray's `matrixmultiply`); builds with
 //! `-C target-cpu=native` get wider tiles through `VECTOR_BYTES` with no
 //! code change and come within 1.1-1.7× of it.

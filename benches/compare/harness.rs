@@ -1,0 +1,157 @@
+//! The measuring harness: the CPU-time clock, criterion groups and medians.
+
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, SamplingMode};
+use llm_from_scratch::tensor::Float;
+use ndarray::NdFloat;
+use std::collections::BTreeMap;
+use std::hint::black_box;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+/// Samples criterion takes per benchmark (its minimum).
+pub(crate) const SAMPLES: usize = 10;
+/// The big square side of cases 1, 2, 4, 5 (f64: 128 MiB).
+pub(crate) const N: usize = 4096;
+
+/// Per benchmark id: (CPU, wall) mean ns/iteration of every call criterion made.
+pub(crate) static TIMES: Mutex<BTreeMap<String, Vec<(f64, f64)>>> = Mutex::new(BTreeMap::new());
+
+/// CPU time of this thread in ns, if the kernel reports it.
+pub(crate) fn thread_cpu_ns() -> Option<u64> {
+    let stat = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    stat.split_whitespace().next()?.parse().ok()
+}
+
+/// An element type of the f64 / f32 cases.
+pub(crate) trait Elem: Float + NdFloat + Default {
+    const NAME: &'static str;
+    fn value(i: usize) -> Self;
+    /// The bit pattern, for bit-exact checks.
+    fn bits(self) -> u64;
+    fn as_f64(self) -> f64;
+}
+impl Elem for f64 {
+    const NAME: &'static str = "f64";
+    fn value(i: usize) -> Self {
+        (i.wrapping_mul(2_654_435_761) % 1999) as f64 * 1e-3 - 1.0
+    }
+    fn bits(self) -> u64 {
+        self.to_bits()
+    }
+    fn as_f64(self) -> f64 {
+        self
+    }
+}
+impl Elem for f32 {
+    const NAME: &'static str = "f32";
+    fn value(i: usize) -> Self {
+        ((i.wrapping_mul(2_654_435_761) % 1999) as f64 * 1e-3 - 1.0) as f32
+    }
+    fn bits(self) -> u64 {
+        self.to_bits().into()
+    }
+    fn as_f64(self) -> f64 {
+        self.into()
+    }
+}
+
+pub(crate) fn values<T: Elem>(len: usize) -> Vec<T> {
+    (0..len).map(T::value).collect()
+}
+
+/// Times `f` under criterion and records ns/iteration under `group/id`.
+pub(crate) fn timed<O>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    id: &str,
+    mut f: impl FnMut() -> O,
+) {
+    let key = format!("{name}/{id}");
+    group.bench_function(id, |b| {
+        b.iter_custom(|iters| {
+            let cpu = thread_cpu_ns();
+            let start = Instant::now();
+            for _ in 0..iters {
+                black_box(f());
+            }
+            let wall = start.elapsed();
+            let cpu = match (cpu, thread_cpu_ns()) {
+                (Some(before), Some(after)) => Duration::from_nanos(after - before),
+                _ => wall,
+            };
+            let per_iter = |d: Duration| d.as_secs_f64() * 1e9 / iters as f64;
+            let sample = (per_iter(cpu), per_iter(wall));
+            TIMES
+                .lock()
+                .unwrap()
+                .entry(key.clone())
+                .or_default()
+                .push(sample);
+            cpu
+        });
+    });
+}
+
+/// A group tuned for this shared 2-core machine: few samples, flat sampling.
+pub(crate) fn group<'c>(
+    c: &'c mut Criterion,
+    name: &str,
+    millis: u64,
+) -> BenchmarkGroup<'c, WallTime> {
+    let mut group = c.benchmark_group(name);
+    group
+        .sample_size(SAMPLES)
+        .sampling_mode(SamplingMode::Flat)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_millis(millis));
+    group
+}
+
+/// `dst <- src`: the memcpy reference for `len` elements of `T`.
+pub(crate) fn memcpy_case<T: Elem>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    len: usize,
+) {
+    let source = values::<T>(len);
+    let mut target = vec![T::default(); len];
+    timed(group, name, "memcpy", || {
+        target.copy_from_slice(black_box(&source));
+        target[len / 2]
+    });
+}
+
+/// Median CPU ns/iteration of the last `SAMPLES` calls (the measurement, not the warm-up).
+pub(crate) fn median(key: &str) -> Option<f64> {
+    median_of(key, |(cpu, _)| cpu)
+}
+
+/// The same for wall-clock time.
+pub(crate) fn median_wall(key: &str) -> Option<f64> {
+    median_of(key, |(_, wall)| wall)
+}
+
+pub(crate) fn median_of(key: &str, pick: impl Fn((f64, f64)) -> f64) -> Option<f64> {
+    let times = TIMES.lock().unwrap();
+    let all = times.get(key)?;
+    let mut last: Vec<f64> = all[all.len().saturating_sub(SAMPLES)..]
+        .iter()
+        .map(|&t| pick(t))
+        .collect();
+    last.sort_by(f64::total_cmp);
+    Some(last[last.len() / 2])
+}
+
+pub(crate) fn format_ns(ns: Option<f64>) -> String {
+    match ns {
+        None => "-".into(),
+        Some(ns) if ns >= 1e6 => format!("{:.2} ms", ns / 1e6),
+        Some(ns) if ns >= 1e3 => format!("{:.2} µs", ns / 1e3),
+        Some(ns) => format!("{ns:.1} ns"),
+    }
+}
+
+pub(crate) fn ratio(ours: Option<f64>, theirs: Option<f64>) -> Option<f64> {
+    Some(ours? / theirs?)
+}

@@ -1,0 +1,271 @@
+//! The table of medians and ratios, and the final JSON line.
+
+use super::SWEEP;
+use super::harness::*;
+use super::matmul::{ATTN, NAIVE_BATCHES};
+/// One table row: ours against ndarray and/or memcpy, with the issue's target.
+pub(crate) struct Row {
+    label: String,
+    ours: String,
+    /// `ndarray` or `memcpy`: which reference the target ratio is against.
+    against: &'static str,
+    limit: Option<f64>,
+    json: String,
+}
+
+pub(crate) fn row(
+    label: &str,
+    group: &str,
+    ours: &str,
+    against: &'static str,
+    limit: Option<f64>,
+    json: &str,
+) -> Row {
+    Row {
+        label: label.into(),
+        ours: format!("{group}/{ours}"),
+        against,
+        limit,
+        json: json.into(),
+    }
+}
+
+pub(crate) fn rows() -> Vec<Row> {
+    let mut rows = Vec::new();
+    for t in ["f64", "f32"] {
+        rows.push(row(
+            &format!("1 transpose materialize {t}"),
+            &format!("transpose/{t}"),
+            "ours",
+            "ndarray",
+            Some(0.5),
+            &format!("transpose_{t}"),
+        ));
+        rows.push(row(
+            &format!("1 transpose materialize_into {t}"),
+            &format!("transpose/{t}"),
+            "ours_into",
+            "memcpy",
+            Some(4.0),
+            &format!("transpose_into_{t}_vs_memcpy"),
+        ));
+        rows.push(row(
+            &format!("2 slice [.., 1..4095] {t}"),
+            &format!("slice/{t}"),
+            "ours",
+            "ndarray",
+            Some(1.1),
+            &format!("slice_{t}"),
+        ));
+        rows.push(row(
+            &format!("3 broadcast add {t}"),
+            &format!("broadcast_add/{t}"),
+            "ours",
+            "ndarray",
+            Some(1.1),
+            &format!("broadcast_add_{t}"),
+        ));
+        rows.push(row(
+            &format!("4 sum_axis 0 {t}"),
+            &format!("sum_axis0/{t}"),
+            "ours",
+            "ndarray",
+            Some(1.1),
+            &format!("sum_axis0_{t}"),
+        ));
+        rows.push(row(
+            &format!("4 sum_axis 1 {t}"),
+            &format!("sum_axis1/{t}"),
+            "ours",
+            "ndarray",
+            Some(1.2),
+            &format!("sum_axis1_{t}"),
+        ));
+    }
+    rows.push(row(
+        "5 max_axis 1 f64",
+        "max_axis1/f64",
+        "ours",
+        "ndarray",
+        Some(0.4),
+        "max_axis1_f64",
+    ));
+    rows.push(row(
+        "6 split heads f64",
+        "split_heads/f64",
+        "ours",
+        "ndarray",
+        Some(1.1),
+        "split_heads",
+    ));
+    rows.push(row(
+        "6 merge heads f64",
+        "merge_heads/f64",
+        "ours",
+        "ndarray",
+        Some(1.1),
+        "merge_heads",
+    ));
+    rows.push(row(
+        "7 rank-4 view chain",
+        "view_chain/f64",
+        "ours",
+        "ndarray",
+        Some(1.0),
+        "view_chain",
+    ));
+    for side in SWEEP {
+        let n = side * side;
+        rows.push(row(
+            &format!("8 sweep transpose {n}"),
+            &format!("sweep/{n}"),
+            "ours",
+            "ndarray",
+            None,
+            &format!("sweep_{n}"),
+        ));
+    }
+    for t in ["f64", "f32"] {
+        for (label, group, json) in [
+            ("9 matmul 512", "matmul512", "matmul512"),
+            ("9 matmul 512 x b.t()", "matmul512_t", "matmul512_t"),
+            ("10 matmul attn", "matmul_attn", "matmul_attn"),
+        ] {
+            let group = format!("{group}/{t}");
+            rows.push(row(
+                &format!("{label} {t}"),
+                &group,
+                "ours",
+                "ndarray",
+                Some(3.0),
+                &format!("{json}_{t}"),
+            ));
+            let naive = if json == "matmul_attn" {
+                " vs naive*"
+            } else {
+                " vs naive"
+            };
+            rows.push(row(
+                &format!("{label} {t}{naive}"),
+                &group,
+                "ours",
+                "naive",
+                Some(0.1),
+                &format!("{json}_{t}_vs_naive"),
+            ));
+        }
+        rows.push(row(
+            &format!("10 matmul_into attn {t} vs naive*"),
+            &format!("matmul_attn/{t}"),
+            "ours_into",
+            "naive",
+            None,
+            &format!("matmul_attn_into_{t}_vs_naive"),
+        ));
+    }
+    rows
+}
+
+/// `"key":value`, or `"key":null` when the value is not finite (a sample
+/// below the clock's resolution, as in `cargo test`'s single-iteration runs).
+pub(crate) fn json_entry(key: &str, value: f64, decimals: usize) -> String {
+    if value.is_finite() {
+        format!("\"{key}\":{value:.decimals$}")
+    } else {
+        format!("\"{key}\":null")
+    }
+}
+
+/// Prints the table and, last, the JSON object of ratios.
+pub(crate) fn report() {
+    let mut json = Vec::new();
+    println!();
+    println!(
+        "{:<34} {:>11} {:>11} {:>11} {:>8} {:>8} {:>8} {:>12}",
+        "case (CPU-time medians)",
+        "ours",
+        "ndarray",
+        "memcpy|nv",
+        "/ndarray",
+        "/mc|nv",
+        "wall",
+        "target"
+    );
+    for row in rows() {
+        let group = row.ours.rsplit_once('/').map_or("", |(g, _)| g);
+        let ours = median(&row.ours);
+        let nd = median(&format!("{group}/ndarray"));
+        // The third reference: memcpy, or for the matmul rows the naive loop.
+        let mc = median(&format!("{group}/memcpy")).or(median(&format!("{group}/naive")));
+        let (vs_nd, vs_mc) = (ratio(ours, nd), ratio(ours, mc));
+        let against = if row.against == "ndarray" {
+            vs_nd
+        } else {
+            vs_mc
+        };
+        let target = match (row.limit, against) {
+            (Some(limit), Some(r)) => format!(
+                "{} {} {limit}",
+                if r <= limit { "met" } else { "MISSED" },
+                "≤"
+            ),
+            (Some(limit), None) => format!("≤ {limit}"),
+            (None, _) => String::new(),
+        };
+        let show = |r: Option<f64>| r.map_or("-".into(), |r| format!("{r:.3}"));
+        let reference = format!("{group}/{}", row.against);
+        let wall = ratio(median_wall(&row.ours), median_wall(&reference));
+        println!(
+            "{:<34} {:>11} {:>11} {:>11} {:>8} {:>8} {:>8} {:>12}",
+            row.label,
+            format_ns(ours),
+            format_ns(nd),
+            format_ns(mc),
+            show(vs_nd),
+            show(vs_mc),
+            show(wall),
+            target
+        );
+        if let Some(r) = against {
+            json.push(json_entry(&row.json, r, 3));
+        }
+    }
+    println!(
+        "memcpy|nv: the naive triple loop (nv) for the matmul rows 9 and 10, memcpy otherwise; \
+         * naive timed on {NAIVE_BATCHES} of {} batches, scaled by {}",
+        ATTN[0],
+        ATTN[0] / NAIVE_BATCHES
+    );
+    // Sweep linearity: spread of ns per element across sizes.
+    for (id, what) in [
+        ("ours", "materialize"),
+        ("ours_into", "materialize_into"),
+        ("ndarray", "ndarray"),
+        ("memcpy", "memcpy (reference)"),
+    ] {
+        let per_element: Vec<f64> = SWEEP
+            .iter()
+            .filter_map(|&side| {
+                let n = side * side;
+                Some(median(&format!("sweep/{n}/{id}"))? / n as f64)
+            })
+            .collect();
+        if per_element.is_empty() {
+            continue;
+        }
+        let (lo, hi) = per_element
+            .iter()
+            .fold((f64::MAX, 0.0_f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        let line: Vec<String> = per_element.iter().map(|x| format!("{x:.2}")).collect();
+        println!(
+            "8 sweep {what} ns/element 2^10..2^24: [{}], max/min = {:.2} (target ≤ 2)",
+            line.join(", "),
+            hi / lo
+        );
+        json.push(json_entry(&format!("sweep_{id}_max_over_min"), hi / lo, 3));
+    }
+    if let Some(ns) = median("view_chain/f64/ours") {
+        json.push(json_entry("view_chain_ours_ns", ns, 1));
+    }
+    println!("{{{}}}", json.join(","));
+}
