@@ -3,6 +3,7 @@
 //! shared owner or new owner).
 
 use super::dynamic::{DynTensor, DynView};
+use super::kernels::Strided;
 use super::layout;
 use super::storage::Tensor;
 use super::view::View;
@@ -184,56 +185,26 @@ impl LayoutTrace {
     /// Adds a row "new owner `label`" for an owner and remembers its storage.
     pub fn owner<const R: usize, T>(&mut self, label: &str, tensor: &Tensor<R, T>) -> &mut Self {
         self.register(label, tensor.as_slice());
-        self.push(
-            true,
-            label,
-            tensor.as_slice(),
-            tensor.shape(),
-            tensor.strides(),
-            0,
-            tensor.len(),
-        )
+        let view = tensor.view();
+        self.push(true, label, view.strided(), view.len())
     }
 
     /// Adds a row for a view: "shares `owner`" when it borrows the storage of
     /// an owner added before, otherwise "borrows unregistered storage".
     pub fn view<const R: usize, T>(&mut self, label: &str, view: &View<'_, R, T>) -> &mut Self {
-        self.push(
-            false,
-            label,
-            view.storage(),
-            view.shape(),
-            view.strides(),
-            view.base_offset(),
-            view.len(),
-        )
+        self.push(false, label, view.strided(), view.len())
     }
 
     /// Adds a row for a dynamic view.
     pub fn dyn_view<T>(&mut self, label: &str, view: &DynView<'_, T>) -> &mut Self {
-        self.push(
-            false,
-            label,
-            view.storage(),
-            view.shape(),
-            view.strides(),
-            view.base_offset(),
-            view.len(),
-        )
+        self.push(false, label, view.strided(), view.len())
     }
 
     /// Adds a row for an owner whose rank is known only at run time.
     pub fn dyn_owner<T>(&mut self, label: &str, tensor: &DynTensor<T>) -> &mut Self {
         self.register(label, tensor.as_slice());
-        self.push(
-            true,
-            label,
-            tensor.as_slice(),
-            tensor.shape(),
-            tensor.strides(),
-            0,
-            tensor.len(),
-        )
+        let view = tensor.view();
+        self.push(true, label, view.strided(), view.len())
     }
 
     /// Names a borrowed buffer that is not a [`Tensor`] (a weights file, a
@@ -263,17 +234,19 @@ impl LayoutTrace {
         self.owners.push((address.0, address.1, label.to_string()));
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn push<T>(
         &mut self,
         owner: bool,
         label: &str,
-        storage: &[T],
-        shape: &[usize],
-        strides: &[usize],
-        base_offset: usize,
+        layout: Strided<'_, '_, T>,
         len: usize,
     ) -> &mut Self {
+        let Strided {
+            data: storage,
+            shape,
+            strides,
+            base: base_offset,
+        } = layout;
         let address = (storage.as_ptr() as usize, storage.len());
         // Newest first: an owner registered last is the live one at that address.
         let known = self
@@ -382,4 +355,21 @@ impl Display for LayoutTrace {
         }
         Ok(())
     }
+}
+
+/// `Debug` of a view: its layout only (shape, strides, base offset, length
+/// and the owner's storage length), so a small view of a large owner prints small.
+pub(crate) fn debug_layout<T>(
+    f: &mut Formatter<'_>,
+    name: &str,
+    layout: Strided<'_, '_, T>,
+    len: usize,
+) -> fmt::Result {
+    f.debug_struct(name)
+        .field("shape", &layout.shape)
+        .field("strides", &layout.strides)
+        .field("base_offset", &layout.base)
+        .field("len", &len)
+        .field("storage_len", &layout.data.len())
+        .finish()
 }

@@ -38,13 +38,7 @@ pub struct View<'a, const R: usize, T = f64> {
 /// `Display` prints the values.
 impl<const R: usize, T> std::fmt::Debug for View<'_, R, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("View")
-            .field("shape", &self.shape)
-            .field("strides", &self.strides)
-            .field("base_offset", &self.base_offset)
-            .field("len", &self.len)
-            .field("storage_len", &self.data.len())
-            .finish()
+        crate::tensor::display::debug_layout(f, "View", self.strided(), self.len)
     }
 }
 

@@ -24,13 +24,7 @@ pub struct DynView<'a, T = f64> {
 /// The layout only, as for [`View`]'s `Debug`; `Display` prints the values.
 impl<T> std::fmt::Debug for DynView<'_, T> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("DynView")
-            .field("shape", &self.shape)
-            .field("strides", &self.strides)
-            .field("base_offset", &self.base_offset)
-            .field("len", &self.len)
-            .field("storage_len", &self.data.len())
-            .finish()
+        crate::tensor::display::debug_layout(f, "DynView", self.strided(), self.len)
     }
 }
 
