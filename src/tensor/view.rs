@@ -87,6 +87,19 @@ impl<'a, const R: usize, T> View<'a, R, T> {
     /// [`TensorError::ShapeOverflow`] if the element count or the largest
     /// reachable offset overflows; [`TensorViewError::ViewOutOfBounds`] if
     /// that offset is not inside `data`. An empty view is always in bounds.
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::{View, TensorViewError};
+    /// let data = [1.0, 2.0, 3.0];
+    /// // Each of 3 rows repeats one stored value 4 times: [3, 4], strides [1, 0].
+    /// let rows = View::from_parts(&data, [3, 4], [1, 0], 0)?;
+    /// assert_eq!(rows.get([2, 3])?, &3.0);
+    /// assert_eq!(
+    ///     View::from_parts(&data, [2, 2], [2, 1], 0).unwrap_err(),
+    ///     TensorViewError::ViewOutOfBounds { required_len: 4, available: 3 }
+    /// );
+    /// # Ok::<(), TensorViewError>(())
+    /// ```
     pub fn from_parts(
         data: &'a [T],
         shape: [usize; R],
@@ -247,6 +260,15 @@ impl<'a, const R: usize, T> View<'a, R, T> {
     /// # Errors
     /// Scanning left to right, the first of: [`TensorViewError::AxisOutOfBounds`],
     /// [`TensorViewError::DuplicateAxis`].
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::{Tensor, TensorViewError};
+    /// let x = Tensor::from_vec([2, 3, 4], vec![0.0; 24])?;
+    /// let p = x.view().permute([2, 0, 1])?; // [2, 3, 4] -> [4, 2, 3]
+    /// assert_eq!((p.shape(), p.strides()), (&[4, 2, 3], &[1, 12, 4]));
+    /// assert_eq!(x.view().permute([0, 0, 1]).unwrap_err(), TensorViewError::DuplicateAxis { axis: 0 });
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn permute(&self, axes: [usize; R]) -> Result<Self, TensorViewError> {
         let mut view = *self;
         layout::permute_into(
@@ -268,6 +290,18 @@ impl<'a, const R: usize, T> View<'a, R, T> {
     /// # Errors
     /// In this order: [`TensorViewError::AxisOutOfBounds`],
     /// [`TensorViewError::SliceStartAfterEnd`], [`TensorViewError::SliceEndOutOfBounds`].
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::{Tensor, TensorViewError};
+    /// let owner = Tensor::from_vec([2, 3], vec![10.0, 11.0, 12.0, 20.0, 21.0, 22.0])?;
+    /// let s = owner.view().slice(1, 1..3)?; // [2, 3] -> [2, 2], base offset 1
+    /// assert_eq!(s.offsets().collect::<Vec<_>>(), [1, 2, 4, 5]);
+    /// assert_eq!(
+    ///     owner.view().slice(1, 1..4).unwrap_err(),
+    ///     TensorViewError::SliceEndOutOfBounds { axis: 1, end: 4, dimension: 3 }
+    /// );
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn slice(&self, axis: usize, range: Range<usize>) -> Result<Self, TensorViewError> {
         let mut view = *self;
         view.base_offset = layout::slice_in_place(
@@ -329,6 +363,15 @@ impl<'a, const R: usize, T: Copy> View<'a, R, T> {
     ///
     /// # Errors
     /// [`TensorViewError::OutputShapeMismatch`] if `out` has another shape.
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::Tensor;
+    /// let k = Tensor::from_vec([2, 3], vec![10.0, 11.0, 12.0, 20.0, 21.0, 22.0])?;
+    /// let mut kt = Tensor::zeros([3, 2])?; // reused across calls in a hot loop
+    /// k.view().transpose(0, 1)?.materialize_into(&mut kt)?;
+    /// assert_eq!(kt.as_slice(), &[10.0, 20.0, 11.0, 21.0, 12.0, 22.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn materialize_into(&self, out: &mut Tensor<R, T>) -> Result<(), TensorViewError> {
         if out.shape() != &self.shape {
             return Err(TensorViewError::OutputShapeMismatch {
