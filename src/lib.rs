@@ -31,17 +31,24 @@
 
 pub mod tensor;
 
-pub use tensor::{DynTensor, DynView, Tensor, TensorError, TensorOpError, TensorViewError, View};
+pub use tensor::{
+    AsView, DynTensor, DynView, Error, Tensor, TensorError, TensorOpError, TensorViewError, View,
+};
 
-/// Everything a model file usually needs: the types, the markers and the ops.
+/// Everything a model file usually needs: the types, the traits, the
+/// markers and the ops.
 pub mod prelude {
+    #[doc(no_inline)]
     pub use crate::tensor::ops::{
         broadcast_shape, map_binary, map_binary_into, map_unary, map_unary_into, matmul,
         matmul_into, max_axis, max_axis_into, mean_axis, mean_axis_into, sum_axis, sum_axis_into,
     };
+    #[doc(no_inline)]
     pub use crate::tensor::{
-        Axes2, Axes3, Axes4, DynTensor, DynView, KeepDim, LayoutTrace, RemoveDim, Tensor,
-        TensorError, TensorOpError, TensorViewError, View, copying_transpose,
+        AsView, Axes1, Axes2, Axes3, Axes4, Axes5, Axes6, Axes7, Axes8, AxisList, BroadcastRank,
+        DynTensor, DynView, Error, Float, KeepDim, LayoutTrace, MatrixRank, Rank, ReduceDim,
+        RemoveAxis, RemoveDim, Tensor, TensorError, TensorOpError, TensorViewError, View,
+        copying_transpose,
     };
 }
 

@@ -481,19 +481,19 @@ fn mismatched_operands_are_typed_errors() {
     let kt = Tensor::<4>::zeros([1, 2, 5, 3]).unwrap(); // D = 5, not 4
     assert_eq!(
         pipeline::scores(&q.view(), &kt.view(), &mut ()).unwrap_err(),
-        TensorOpError::MatmulInnerMismatch {
+        llm_from_scratch::Error::Op(TensorOpError::MatmulInnerMismatch {
             left_k: 4,
             right_k: 5
-        }
+        })
     );
     let other_heads = Tensor::<4>::zeros([1, 3, 4, 3]).unwrap(); // H = 3, not 2
     assert_eq!(
         pipeline::scores(&q.view(), &other_heads.view(), &mut ()).unwrap_err(),
-        TensorOpError::IncompatibleBroadcast {
+        llm_from_scratch::Error::Op(TensorOpError::IncompatibleBroadcast {
             axis: 1,
             left_dimension: 2,
             right_dimension: 3
-        }
+        })
     );
     // V with 4 positions against 3 queries and keys: P·V cannot contract.
     let k = Tensor::<4>::zeros([1, 2, 3, 4]).unwrap();
@@ -506,9 +506,9 @@ fn mismatched_operands_are_typed_errors() {
     let kt = pipeline::transpose_keys(&heads.k, &mut ()).unwrap();
     assert_eq!(
         pipeline::attention(&heads, &kt, &mut ()).unwrap_err(),
-        TensorOpError::MatmulInnerMismatch {
+        llm_from_scratch::Error::Op(TensorOpError::MatmulInnerMismatch {
             left_k: 3,
             right_k: 4
-        }
+        })
     );
 }

@@ -30,7 +30,6 @@ mod verify;
 
 use args::{ArgsError, Config};
 use ledger::Ledger;
-use llm_from_scratch::prelude::*;
 use pipeline::{Made, Part, Recorder};
 use std::process::ExitCode;
 use std::time::Instant;
@@ -64,7 +63,7 @@ fn main() -> ExitCode {
 }
 
 /// Runs every step, prints it, verifies it; `Ok(true)` when all checks pass.
-fn run(config: &Config) -> Result<bool, TensorOpError> {
+fn run(config: &Config) -> Result<bool, llm_from_scratch::Error> {
     let started = Instant::now();
     let dims = config.dims;
     let (b, t, h, d, c) = (

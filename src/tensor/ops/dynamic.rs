@@ -1,11 +1,16 @@
-//! The broadcasting chapter's operations with runtime ranks: same cores as `tensor::ops`.
+//! The operations with run-time ranks: the same cores, numerics and error
+//! order as the ranked ones in [`crate::tensor::ops`].
 
-use super::tensor::DynTensor;
-use super::view::DynView;
+use super::map::{binary_core, unary_core};
+use super::matmul::matmul_fresh;
+use super::output_buffer;
+use super::reduce::Reduction;
+use crate::tensor::array::dynamic::{DynTensor, DynView};
 use crate::tensor::error::TensorOpError;
 use crate::tensor::float::Float;
-use crate::tensor::layout;
-use crate::tensor::ops::{Reduction, binary_core, matmul_fresh, output_buffer, unary_core};
+use crate::tensor::shape::broadcast::broadcast_into;
+use crate::tensor::shape::dims::{Dims, DynDims};
+use crate::tensor::shape::layout::checked_len;
 
 /// The broadcast shape of two runtime shapes (NumPy's rule); see
 /// [`crate::tensor::ops::broadcast_shape`].
@@ -20,7 +25,7 @@ use crate::tensor::ops::{Reduction, binary_core, matmul_fresh, output_buffer, un
 /// ```
 pub fn broadcast_shape(left: &[usize], right: &[usize]) -> Result<Vec<usize>, TensorOpError> {
     let mut output = vec![0; left.len().max(right.len())];
-    layout::broadcast_into(left, right, &mut output)?;
+    broadcast_into(left, right, &mut output)?;
     Ok(output)
 }
 
@@ -56,7 +61,7 @@ pub fn map_binary<A: Copy, B: Copy, C: Copy>(
     op: impl FnMut(A, B) -> C,
 ) -> Result<DynTensor<C>, TensorOpError> {
     let shape = broadcast_shape(left.shape(), right.shape())?;
-    let mut values = output_buffer(layout::checked_len(&shape)?)?;
+    let mut values = output_buffer(checked_len(&shape)?)?;
     binary_core(&shape, left.strided(), right.strided(), op, &mut values);
     Ok(DynTensor::from_vec(shape, values)?)
 }
@@ -67,15 +72,8 @@ fn reduce_dyn<F: Float>(
     keep_dim: bool,
     reduction: Reduction,
 ) -> Result<DynTensor<F>, TensorOpError> {
-    let rank = input.rank();
-    let out_rank = if keep_dim {
-        rank
-    } else {
-        rank.saturating_sub(1)
-    };
-    let mut shape = vec![0; out_rank];
-    let values = reduction.fresh(input.strided(), axis, keep_dim, &mut shape)?;
-    Ok(DynTensor::from_vec(shape, values)?)
+    let (shape, values) = reduction.fresh::<F, DynDims>(input.strided(), axis, keep_dim)?;
+    Ok(DynTensor::from_vec(shape.as_slice().to_vec(), values)?)
 }
 
 /// Ascending sum over one axis; `keep_dim` keeps it with extent 1. See

@@ -1,14 +1,17 @@
 //! `map_unary` and `map_binary`: elementwise closures over views.
 
+mod kernel;
+
 use super::{check_output_shape, output_buffer};
+use crate::tensor::array::owned::Tensor;
+use crate::tensor::array::view::AsView;
 use crate::tensor::error::TensorOpError;
-use crate::tensor::kernels::Strided;
-use crate::tensor::kernels::map::{self as kernel, Operand};
-use crate::tensor::kernels::sink::{Sink, SliceSink};
-use crate::tensor::layout;
-use crate::tensor::rank::{BroadcastRank, Rank};
-use crate::tensor::storage::Tensor;
-use crate::tensor::view::View;
+use crate::tensor::shape::broadcast::{broadcast_into, broadcast_strides};
+use crate::tensor::shape::dims::{Dims, DynDims};
+use crate::tensor::shape::rank::{BroadcastRank, Rank};
+use crate::tensor::traverse::Strided;
+use crate::tensor::traverse::sink::{Sink, SliceSink};
+use kernel::Operand;
 
 /// Rank-erased `map_unary` shared by the ranked and dynamic APIs.
 pub(crate) fn unary_core<A: Copy, B: Copy>(
@@ -32,18 +35,23 @@ pub(crate) fn binary_core<A: Copy, B: Copy, C: Copy>(
     op: impl FnMut(A, B) -> C,
     sink: &mut impl Sink<C>,
 ) {
-    let mut left_strides = vec![0; shape.len()];
-    let mut right_strides = vec![0; shape.len()];
-    layout::broadcast_strides(left.shape, left.strides, shape, &mut left_strides);
-    layout::broadcast_strides(right.shape, right.strides, shape, &mut right_strides);
+    let mut left_strides = DynDims::zeros(shape.len());
+    let mut right_strides = DynDims::zeros(shape.len());
+    broadcast_strides(left.shape, left.strides, shape, left_strides.as_mut_slice());
+    broadcast_strides(
+        right.shape,
+        right.strides,
+        shape,
+        right_strides.as_mut_slice(),
+    );
     let left = Operand {
         data: left.data,
-        strides: &left_strides,
+        strides: left_strides.as_slice(),
         base: left.base,
     };
     let right = Operand {
         data: right.data,
-        strides: &right_strides,
+        strides: right_strides.as_slice(),
         base: right.base,
     };
     kernel::map_binary(shape, left, right, op, sink);
@@ -69,9 +77,10 @@ pub(crate) fn binary_core<A: Copy, B: Copy, C: Copy>(
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn map_unary<const R: usize, A: Copy, B: Copy>(
-    input: &View<'_, R, A>,
+    input: &(impl AsView<R, A> + ?Sized),
     op: impl FnMut(A) -> B,
 ) -> Result<Tensor<R, B>, TensorOpError> {
+    let input = input.as_view();
     let mut values = output_buffer(input.len())?;
     unary_core(input.strided(), op, &mut values);
     Ok(Tensor::from_vec(*input.shape(), values)?)
@@ -82,10 +91,11 @@ pub fn map_unary<const R: usize, A: Copy, B: Copy>(
 /// # Errors
 /// [`TensorOpError::OutputShapeMismatch`] if `out` has another shape.
 pub fn map_unary_into<const R: usize, A: Copy, B: Copy>(
-    input: &View<'_, R, A>,
+    input: &(impl AsView<R, A> + ?Sized),
     op: impl FnMut(A) -> B,
     out: &mut Tensor<R, B>,
 ) -> Result<(), TensorOpError> {
+    let input = input.as_view();
     check_output_shape(input.shape(), out.shape())?;
     unary_core(input.strided(), op, &mut SliceSink::new(out.as_mut_slice()));
     Ok(())
@@ -114,15 +124,16 @@ pub fn map_unary_into<const R: usize, A: Copy, B: Copy>(
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn map_binary<const L: usize, const M: usize, const O: usize, A: Copy, B: Copy, C: Copy>(
-    left: &View<'_, L, A>,
-    right: &View<'_, M, B>,
+    left: &(impl AsView<L, A> + ?Sized),
+    right: &(impl AsView<M, B> + ?Sized),
     op: impl FnMut(A, B) -> C,
 ) -> Result<Tensor<O, C>, TensorOpError>
 where
     Rank<L>: BroadcastRank<Rank<M>, Output = Rank<O>>,
 {
+    let (left, right) = (left.as_view(), right.as_view());
     let mut shape = [0; O];
-    let len = layout::broadcast_into(left.shape(), right.shape(), &mut shape)?;
+    let len = broadcast_into(left.shape(), right.shape(), &mut shape)?;
     let mut values = output_buffer(len)?;
     binary_core(&shape, left.strided(), right.strided(), op, &mut values);
     Ok(Tensor::from_vec(shape, values)?)
@@ -134,16 +145,17 @@ where
 /// As for [`map_binary`] (but no allocation), and
 /// [`TensorOpError::OutputShapeMismatch`] if `out` does not have the broadcast shape.
 pub fn map_binary_into<const L: usize, const M: usize, const O: usize, A: Copy, B: Copy, C: Copy>(
-    left: &View<'_, L, A>,
-    right: &View<'_, M, B>,
+    left: &(impl AsView<L, A> + ?Sized),
+    right: &(impl AsView<M, B> + ?Sized),
     op: impl FnMut(A, B) -> C,
     out: &mut Tensor<O, C>,
 ) -> Result<(), TensorOpError>
 where
     Rank<L>: BroadcastRank<Rank<M>, Output = Rank<O>>,
 {
+    let (left, right) = (left.as_view(), right.as_view());
     let mut shape = [0; O];
-    layout::broadcast_into(left.shape(), right.shape(), &mut shape)?;
+    broadcast_into(left.shape(), right.shape(), &mut shape)?;
     check_output_shape(&shape, out.shape())?;
     let sink = &mut SliceSink::new(out.as_mut_slice());
     binary_core(&shape, left.strided(), right.strided(), op, sink);

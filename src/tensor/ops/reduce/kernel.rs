@@ -19,9 +19,10 @@
 //! The fold is a type parameter ([`Sum`], [`Max`]), so each kernel is
 //! compiled once per fold with the step inlined into its inner loop.
 
-use super::offsets::StridedOffsets;
-use super::plan::{Plan, run_iter};
 use crate::tensor::float::{Float, max_step};
+use crate::tensor::shape::layout::row_major_strides;
+use crate::tensor::traverse::offsets::StridedOffsets;
+use crate::tensor::traverse::plan::{Plan, run_iter};
 
 /// Groups folded side by side by the innermost-axis kernels.
 const LANES: usize = 8;
@@ -42,9 +43,6 @@ pub(crate) enum Fold {
 trait Step<F: Float>: Copy {
     /// Leading values of a group that seed the accumulator (0 or 1).
     const SEEDED: usize;
-    /// Whether [`Step::dense`] is exact under any grouping, so a dense
-    /// innermost group may be folded on its own with partial results.
-    const REGROUPS: bool;
     /// The accumulator before the values after the seed are folded in.
     fn seed(first: F) -> F;
     /// One step of the ascending fold.
@@ -68,7 +66,6 @@ struct Sum;
 
 impl<F: Float> Step<F> for Sum {
     const SEEDED: usize = 0;
-    const REGROUPS: bool = false;
     #[inline(always)]
     fn seed(_first: F) -> F {
         F::ZERO
@@ -85,7 +82,6 @@ struct Max;
 
 impl<F: Float> Step<F> for Max {
     const SEEDED: usize = 1;
-    const REGROUPS: bool = true;
     #[inline(always)]
     fn seed(first: F) -> F {
         first
@@ -136,33 +132,62 @@ pub(crate) fn reduce<F: Float>(input: &Reduce<'_, '_, F>, fold: Fold, out: &mut 
         out.fill(F::ZERO);
         return;
     }
+    let strategy = ReduceStrategy::of(input, fold);
     match fold {
-        Fold::Sum => reduce_with::<F, Sum>(input, out),
-        Fold::Max => reduce_with::<F, Max>(input, out),
+        Fold::Sum => reduce_with::<F, Sum>(input, strategy, out),
+        Fold::Max => reduce_with::<F, Max>(input, strategy, out),
     }
 }
 
-fn reduce_with<F: Float, S: Step<F>>(input: &Reduce<'_, '_, F>, out: &mut [F]) {
-    let axis_stride = input.strides[input.axis];
-    let innermost = input
-        .shape
-        .iter()
-        .zip(input.strides)
-        .enumerate()
-        .all(|(a, (&e, &s))| a == input.axis || e <= 1 || s >= axis_stride);
+/// How a reduction visits its groups: data a test can inspect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ReduceStrategy {
+    /// Max over a dense innermost axis: interleaved partial maxima per group.
+    DenseGroups,
+    /// The reduced axis is innermost in memory: `LANES` groups side by side.
+    Lanes,
+    /// The reduced axis is outer in memory: whole slices `x[.., i, ..]`
+    /// folded into the output block by block.
+    Rows,
+}
+
+impl ReduceStrategy {
+    /// The strategy for `input` and `fold` (the axis must be non-empty).
+    pub(crate) fn of<F>(input: &Reduce<'_, '_, F>, fold: Fold) -> Self {
+        let axis_stride = input.strides[input.axis];
+        let innermost = input
+            .shape
+            .iter()
+            .zip(input.strides)
+            .enumerate()
+            .all(|(a, (&e, &s))| a == input.axis || e <= 1 || s >= axis_stride);
+        let extent = input.shape[input.axis];
+        if fold == Fold::Max && innermost && axis_stride == 1 && extent >= 2 * LANES {
+            ReduceStrategy::DenseGroups
+        } else if innermost {
+            ReduceStrategy::Lanes
+        } else {
+            ReduceStrategy::Rows
+        }
+    }
+}
+
+fn reduce_with<F: Float, S: Step<F>>(
+    input: &Reduce<'_, '_, F>,
+    strategy: ReduceStrategy,
+    out: &mut [F],
+) {
     let mut group_shape = input.shape.to_vec();
     let mut group_strides = input.strides.to_vec();
     group_shape.remove(input.axis);
     group_strides.remove(input.axis);
-    let starts = StridedOffsets::new(&group_shape, &group_strides, input.base, out.len());
-    let extent = input.shape[input.axis];
-    if S::REGROUPS && innermost && axis_stride == 1 && extent >= 2 * LANES {
-        // Max over a dense innermost axis: exact with partial maxima.
-        dense_groups::<F, S>(input.data, extent, starts, out);
-    } else if innermost {
-        lanes::<F, S>(input, starts, out);
-    } else {
-        rows::<F, S>(input, &group_shape, &group_strides, out);
+    let starts = StridedOffsets::new(&group_shape, &group_strides, input.base);
+    match strategy {
+        ReduceStrategy::DenseGroups => {
+            dense_groups::<F, S>(input.data, input.shape[input.axis], starts, out);
+        }
+        ReduceStrategy::Lanes => lanes::<F, S>(input, starts, out),
+        ReduceStrategy::Rows => rows::<F, S>(input, &group_shape, &group_strides, out),
     }
 }
 
@@ -198,7 +223,7 @@ fn rows<F: Float, S: Step<F>>(
 ) {
     let mut out_strides = vec![0; group_shape.len()];
     // The output is dense row-major over the group shape.
-    let _ = crate::tensor::layout::row_major_strides(group_shape, &mut out_strides);
+    let _ = row_major_strides(group_shape, &mut out_strides);
     let plan = Plan::new(group_shape, [&out_strides, group_strides], [0, input.base]);
     let n = plan.run_len;
     let rows = Rows {
@@ -428,8 +453,7 @@ mod tests {
         let mut group_strides = input.strides.to_vec();
         group_shape.remove(axis);
         group_strides.remove(axis);
-        let groups = group_shape.iter().product();
-        StridedOffsets::new(&group_shape, &group_strides, input.base, groups)
+        StridedOffsets::new(&group_shape, &group_strides, input.base)
             .map(|start| {
                 let at = |i: usize| input.data[start + i * input.strides[axis]];
                 match fold {

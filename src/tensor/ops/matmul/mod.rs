@@ -1,14 +1,16 @@
 //! `matmul`: batched matrix products over strided views.
 
+mod kernel;
+
 use super::{check_output_shape, output_buffer};
+use crate::tensor::array::owned::Tensor;
+use crate::tensor::array::view::AsView;
 use crate::tensor::error::TensorOpError;
 use crate::tensor::float::Float;
-use crate::tensor::kernels::Strided;
-use crate::tensor::kernels::matmul as kernel;
-use crate::tensor::layout;
-use crate::tensor::rank::{MatrixRank, Rank};
-use crate::tensor::storage::Tensor;
-use crate::tensor::view::View;
+use crate::tensor::shape::broadcast::broadcast_into;
+use crate::tensor::shape::layout::checked_len;
+use crate::tensor::shape::rank::{MatrixRank, Rank};
+use crate::tensor::traverse::Strided;
 
 /// Rank-erased shape check shared by the ranked and dynamic APIs, for
 /// operand shapes of rank at least 2 each and an `out_shape` of the larger
@@ -28,14 +30,14 @@ pub(crate) fn matmul_shape(
     if left_k != right_k {
         return Err(TensorOpError::MatmulInnerMismatch { left_k, right_k });
     }
-    layout::broadcast_into(
+    broadcast_into(
         &left[..left_rank - 2],
         &right[..right_rank - 2],
         &mut out_shape[..rank - 2],
     )?;
     out_shape[rank - 2] = left[left_rank - 2];
     out_shape[rank - 1] = right[right_rank - 1];
-    Ok(layout::checked_len(out_shape)?)
+    Ok(checked_len(out_shape)?)
 }
 
 /// Checks the shapes, reserves the output with `try_reserve` and multiplies.
@@ -120,12 +122,13 @@ pub(crate) fn matmul_fresh<F: Float>(
 /// let _ = matmul(&v.view(), &m.view()); // error: `matmul` needs two operands of rank 2 to 8
 /// ```
 pub fn matmul<const L: usize, const M: usize, const O: usize, F: Float>(
-    left: &View<'_, L, F>,
-    right: &View<'_, M, F>,
+    left: &(impl AsView<L, F> + ?Sized),
+    right: &(impl AsView<M, F> + ?Sized),
 ) -> Result<Tensor<O, F>, TensorOpError>
 where
     Rank<L>: MatrixRank<Rank<M>, Output = Rank<O>>,
 {
+    let (left, right) = (left.as_view(), right.as_view());
     let mut shape = [0; O];
     let values = matmul_fresh(left.strided(), right.strided(), &mut shape)?;
     Ok(Tensor::from_vec(shape, values)?)
@@ -148,13 +151,14 @@ where
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn matmul_into<const L: usize, const M: usize, const O: usize, F: Float>(
-    left: &View<'_, L, F>,
-    right: &View<'_, M, F>,
+    left: &(impl AsView<L, F> + ?Sized),
+    right: &(impl AsView<M, F> + ?Sized),
     out: &mut Tensor<O, F>,
 ) -> Result<(), TensorOpError>
 where
     Rank<L>: MatrixRank<Rank<M>, Output = Rank<O>>,
 {
+    let (left, right) = (left.as_view(), right.as_view());
     let mut shape = [0; O];
     matmul_shape(left.shape(), right.shape(), &mut shape)?;
     check_output_shape(&shape, out.shape())?;
