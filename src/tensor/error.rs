@@ -1,5 +1,5 @@
 //! Typed errors, one enum per layer (owner, view, operation), and the
-//! crate-wide [`Error`] each of them converts into.
+//! crate-wide [`Error`](enum@Error) each of them converts into.
 //!
 //! Every message names the operation that failed and the numbers that made
 //! it fail. The enums are `#[non_exhaustive]`: new operations add variants.

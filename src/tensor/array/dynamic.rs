@@ -2,13 +2,33 @@
 //! run-time value, thin shells over the same layout and kernels as the
 //! ranked types.
 
+use super::materialize::{materialized, materialized_into};
 use super::owned::{Tensor, filled, generated, layout_of, owner_common};
-use super::view::{
-    View, layout_getters, materialized, materialized_into, view_read, view_transforms,
-};
+use super::shared::{layout_getters, view_read, view_transforms};
+use super::view::View;
 use crate::tensor::error::{TensorError, TensorViewError};
 use crate::tensor::shape::dims::{Dims, DynDims};
 use crate::tensor::shape::layout::Layout;
+
+/// Shape, strides and rank of the dynamic owner and view: written once.
+macro_rules! dynamic_getters {
+    () => {
+        /// The extent of every axis.
+        pub fn shape(&self) -> &[usize] {
+            self.layout.shape()
+        }
+
+        /// The storage step of every axis, in elements (row-major for an owner).
+        pub fn strides(&self) -> &[usize] {
+            self.layout.strides()
+        }
+
+        /// The number of axes.
+        pub fn rank(&self) -> usize {
+            self.layout.rank()
+        }
+    };
+}
 
 /// An owned, row-major contiguous tensor whose rank is known only at run time.
 ///
@@ -70,20 +90,7 @@ impl<T> DynTensor<T> {
         Ok(Self { layout, values })
     }
 
-    /// The extent of every axis.
-    pub fn shape(&self) -> &[usize] {
-        self.layout.shape()
-    }
-
-    /// Row-major strides in elements.
-    pub fn strides(&self) -> &[usize] {
-        self.layout.strides()
-    }
-
-    /// The number of axes.
-    pub fn rank(&self) -> usize {
-        self.layout.rank()
-    }
+    dynamic_getters!();
 
     /// The value at `index`.
     ///
@@ -265,20 +272,7 @@ impl<'a, T> DynView<'a, T> {
         Ok(Self { data, layout })
     }
 
-    /// The extent of every axis.
-    pub fn shape(&self) -> &[usize] {
-        self.layout.shape()
-    }
-
-    /// The storage step of every axis, in elements.
-    pub fn strides(&self) -> &[usize] {
-        self.layout.strides()
-    }
-
-    /// The number of axes.
-    pub fn rank(&self) -> usize {
-        self.layout.rank()
-    }
+    dynamic_getters!();
 
     /// The owner's storage offset of `index`.
     ///

@@ -4,5 +4,7 @@
 
 pub(crate) mod convert;
 pub(crate) mod dynamic;
+pub(crate) mod materialize;
 pub(crate) mod owned;
+pub(crate) mod shared;
 pub(crate) mod view;

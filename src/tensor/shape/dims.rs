@@ -25,6 +25,12 @@ pub(crate) trait Dims:
     fn as_slice(&self) -> &[usize];
     /// The axes as a mutable slice (the rank stays fixed).
     fn as_mut_slice(&mut self) -> &mut [usize];
+    /// A copy of `axes` (for `[usize; R]`, `axes.len()` must be `R`).
+    fn from_slice(axes: &[usize]) -> Self {
+        let mut dims = Self::zeros(axes.len());
+        dims.as_mut_slice().copy_from_slice(axes);
+        dims
+    }
 }
 
 impl<const R: usize> Dims for [usize; R] {
@@ -56,15 +62,6 @@ pub(crate) enum DynDims {
     Inline { len: usize, axes: [usize; INLINE] },
     /// More than `INLINE` axes.
     Heap(Vec<usize>),
-}
-
-impl DynDims {
-    /// Copies `axes` (no allocation up to `INLINE` axes).
-    pub(crate) fn from_slice(axes: &[usize]) -> Self {
-        let mut dims = Self::zeros(axes.len());
-        dims.as_mut_slice().copy_from_slice(axes);
-        dims
-    }
 }
 
 impl Dims for DynDims {

@@ -8,6 +8,7 @@ use crate::tensor::array::view::AsView;
 use crate::tensor::error::TensorOpError;
 use crate::tensor::shape::broadcast::{broadcast_into, broadcast_strides};
 use crate::tensor::shape::dims::{Dims, DynDims};
+use crate::tensor::shape::layout::checked_len;
 use crate::tensor::shape::rank::{BroadcastRank, Rank};
 use crate::tensor::traverse::Strided;
 use crate::tensor::traverse::sink::{Sink, SliceSink};
@@ -57,6 +58,62 @@ pub(crate) fn binary_core<A: Copy, B: Copy, C: Copy>(
     kernel::map_binary(shape, left, right, op, sink);
 }
 
+/// Fresh-output `map_unary` of any rank: the input's shape and the values.
+pub(crate) fn unary_fresh<A: Copy, B: Copy, D: Dims>(
+    input: Strided<'_, '_, A>,
+    op: impl FnMut(A) -> B,
+) -> Result<(D, Vec<B>), TensorOpError> {
+    let shape = D::from_slice(input.shape);
+    let mut values = output_buffer(checked_len(input.shape)?)?;
+    unary_core(input, op, &mut values);
+    Ok((shape, values))
+}
+
+/// `map_unary` into a caller's row-major output of shape `out_shape`.
+pub(crate) fn unary_into<A: Copy, B: Copy>(
+    input: Strided<'_, '_, A>,
+    op: impl FnMut(A) -> B,
+    out_shape: &[usize],
+    out: &mut [B],
+) -> Result<(), TensorOpError> {
+    check_output_shape(input.shape, out_shape)?;
+    unary_core(input, op, &mut SliceSink::new(out));
+    Ok(())
+}
+
+/// The broadcast shape of two operands (NumPy's rule) and its element count.
+fn broadcast_of<D: Dims>(left: &[usize], right: &[usize]) -> Result<(D, usize), TensorOpError> {
+    let mut shape = D::zeros(left.len().max(right.len()));
+    let len = broadcast_into(left, right, shape.as_mut_slice())?;
+    Ok((shape, len))
+}
+
+/// Fresh-output `map_binary` of any ranks: the broadcast shape and the values.
+pub(crate) fn binary_fresh<A: Copy, B: Copy, C: Copy, D: Dims>(
+    left: Strided<'_, '_, A>,
+    right: Strided<'_, '_, B>,
+    op: impl FnMut(A, B) -> C,
+) -> Result<(D, Vec<C>), TensorOpError> {
+    let (shape, len) = broadcast_of::<D>(left.shape, right.shape)?;
+    let mut values = output_buffer(len)?;
+    binary_core(shape.as_slice(), left, right, op, &mut values);
+    Ok((shape, values))
+}
+
+/// `map_binary` into a caller's row-major output of shape `out_shape`.
+pub(crate) fn binary_into<A: Copy, B: Copy, C: Copy>(
+    left: Strided<'_, '_, A>,
+    right: Strided<'_, '_, B>,
+    op: impl FnMut(A, B) -> C,
+    out_shape: &[usize],
+    out: &mut [C],
+) -> Result<(), TensorOpError> {
+    let (shape, _) = broadcast_of::<DynDims>(left.shape, right.shape)?;
+    check_output_shape(shape.as_slice(), out_shape)?;
+    binary_core(shape.as_slice(), left, right, op, &mut SliceSink::new(out));
+    Ok(())
+}
+
 /// Applies `op` to every value, in logical row-major order, into a new tensor.
 ///
 /// Shapes: `[..]` -> the same shape, rank `R` kept; any `Copy` types
@@ -70,9 +127,9 @@ pub(crate) fn binary_core<A: Copy, B: Copy, C: Copy>(
 /// ```
 /// use llm_from_scratch::tensor::{ops::map_unary, Tensor};
 /// let t = Tensor::from_vec([2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])?;
-/// let squares = map_unary(&t.view(), |x| x * x)?;          // [2, 3] -> [2, 3]
+/// let squares = map_unary(&t, |x| x * x)?;          // [2, 3] -> [2, 3]
 /// assert_eq!(squares.as_slice(), &[1.0, 4.0, 9.0, 16.0, 25.0, 36.0]);
-/// let mask: Tensor<2, bool> = map_unary(&t.view(), |x| x > 3.0)?;
+/// let mask: Tensor<2, bool> = map_unary(&t, |x| x > 3.0)?;
 /// assert_eq!(mask.as_slice(), &[false, false, false, true, true, true]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -80,10 +137,8 @@ pub fn map_unary<const R: usize, A: Copy, B: Copy>(
     input: &(impl AsView<R, A> + ?Sized),
     op: impl FnMut(A) -> B,
 ) -> Result<Tensor<R, B>, TensorOpError> {
-    let input = input.as_view();
-    let mut values = output_buffer(input.len())?;
-    unary_core(input.strided(), op, &mut values);
-    Ok(Tensor::from_vec(*input.shape(), values)?)
+    let (shape, values) = unary_fresh(input.as_view().strided(), op)?;
+    Ok(Tensor::from_vec(shape, values)?)
 }
 
 /// [`map_unary`] into a caller's tensor of the same shape, reusing its storage.
@@ -95,10 +150,8 @@ pub fn map_unary_into<const R: usize, A: Copy, B: Copy>(
     op: impl FnMut(A) -> B,
     out: &mut Tensor<R, B>,
 ) -> Result<(), TensorOpError> {
-    let input = input.as_view();
-    check_output_shape(input.shape(), out.shape())?;
-    unary_core(input.strided(), op, &mut SliceSink::new(out.as_mut_slice()));
-    Ok(())
+    let shape = *out.shape();
+    unary_into(input.as_view().strided(), op, &shape, out.as_mut_slice())
 }
 
 /// Combines two views elementwise after broadcasting them (NumPy's rule,
@@ -119,7 +172,7 @@ pub fn map_unary_into<const R: usize, A: Copy, B: Copy>(
 /// use llm_from_scratch::tensor::{ops::map_binary, Tensor};
 /// let tokens = Tensor::from_vec([2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])?;
 /// let bias = Tensor::from_vec([3], vec![10.0, 20.0, 30.0])?;
-/// let biased = map_binary(&tokens.view(), &bias.view(), |x, b| x + b)?; // [2,3] + [3] -> [2,3]
+/// let biased = map_binary(&tokens, &bias, |x, b| x + b)?; // [2,3] + [3] -> [2,3]
 /// assert_eq!(biased.as_slice(), &[11.0, 22.0, 33.0, 14.0, 25.0, 36.0]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -132,10 +185,7 @@ where
     Rank<L>: BroadcastRank<Rank<M>, Output = Rank<O>>,
 {
     let (left, right) = (left.as_view(), right.as_view());
-    let mut shape = [0; O];
-    let len = broadcast_into(left.shape(), right.shape(), &mut shape)?;
-    let mut values = output_buffer(len)?;
-    binary_core(&shape, left.strided(), right.strided(), op, &mut values);
+    let (shape, values) = binary_fresh(left.strided(), right.strided(), op)?;
     Ok(Tensor::from_vec(shape, values)?)
 }
 
@@ -154,10 +204,12 @@ where
     Rank<L>: BroadcastRank<Rank<M>, Output = Rank<O>>,
 {
     let (left, right) = (left.as_view(), right.as_view());
-    let mut shape = [0; O];
-    broadcast_into(left.shape(), right.shape(), &mut shape)?;
-    check_output_shape(&shape, out.shape())?;
-    let sink = &mut SliceSink::new(out.as_mut_slice());
-    binary_core(&shape, left.strided(), right.strided(), op, sink);
-    Ok(())
+    let shape = *out.shape();
+    binary_into(
+        left.strided(),
+        right.strided(),
+        op,
+        &shape,
+        out.as_mut_slice(),
+    )
 }

@@ -19,6 +19,7 @@
 //! The fold is a type parameter ([`Sum`], [`Max`]), so each kernel is
 //! compiled once per fold with the step inlined into its inner loop.
 
+use super::partial_max::{PartialMax, STREAM_BLOCK};
 use crate::tensor::float::{Float, max_step};
 use crate::tensor::shape::layout::row_major_strides;
 use crate::tensor::traverse::offsets::StridedOffsets;
@@ -369,79 +370,6 @@ fn lanes<F: Float, S: Step<F>>(
     }
 }
 
-/// Values of one group read before moving to the next group's block.
-const STREAM_BLOCK: usize = 32;
-/// Interleaved partial maxima per group (a vector register's worth or two).
-const WIDTH: usize = 8;
-
-/// The running state of [`Max::dense`]: `WIDTH` interleaved partial maxima
-/// (`x > m`, which ignores NaN) and a NaN flag per lane. The update loop
-/// vectorizes (`maxpd`, `cmpunordpd`).
-///
-/// Exactness: if no NaN was seen and the maximum is not zero, every value
-/// equal to the maximum has the same bits, so the maximum is the answer of
-/// the sequential fold whatever the grouping; a NaN (the first one's bits
-/// must win) or a zero maximum (-0.0 and +0.0 tie, the earlier wins) makes
-/// [`PartialMax::finish`] fold that group sequentially instead.
-#[derive(Clone, Copy)]
-struct PartialMax<F> {
-    best: [F; WIDTH],
-    nan: [bool; WIDTH],
-}
-
-impl<F: Float> PartialMax<F> {
-    fn new(first: F) -> Self {
-        Self {
-            best: [first; WIDTH],
-            nan: [false; WIDTH],
-        }
-    }
-
-    /// Folds `values` (any length) into the lanes; a tail shorter than `WIDTH` goes to lane 0.
-    // An index loop: the zip form clippy suggests is not vectorized by
-    // rustc 1.95 (3× the instructions under callgrind).
-    #[allow(clippy::needless_range_loop)]
-    #[inline(always)]
-    fn update(&mut self, values: &[F]) {
-        let mut chunks = values.chunks_exact(WIDTH);
-        for chunk in &mut chunks {
-            for k in 0..WIDTH {
-                let value = chunk[k];
-                self.nan[k] |= value.is_nan();
-                self.best[k] = if value > self.best[k] {
-                    value
-                } else {
-                    self.best[k]
-                };
-            }
-        }
-        for &value in chunks.remainder() {
-            self.nan[0] |= value.is_nan();
-            self.best[0] = if value > self.best[0] {
-                value
-            } else {
-                self.best[0]
-            };
-        }
-    }
-
-    /// The exact max-policy result for `group`, the values folded into `self`.
-    fn finish(&self, group: &[F]) -> F {
-        let mut maximum = group[0];
-        for &value in &self.best {
-            if value > maximum {
-                maximum = value;
-            }
-        }
-        if self.nan.iter().any(|&flag| flag) || maximum == F::ZERO {
-            return group[1..]
-                .iter()
-                .fold(group[0], |acc, &value| max_step(acc, value));
-        }
-        maximum
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -533,6 +461,39 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_strategy_follows_the_reduced_axis_in_memory() {
+        let data = [0.0; 64];
+        let input = |shape: &'static [usize], strides: &'static [usize], axis| Reduce {
+            data: &data,
+            shape,
+            strides,
+            base: 0,
+            axis,
+        };
+        // Rows of [4, 16]: axis 1 is innermost and dense, axis 0 is outer.
+        let rows = input(&[4, 16], &[16, 1], 1);
+        assert_eq!(
+            ReduceStrategy::of(&rows, Fold::Max),
+            ReduceStrategy::DenseGroups
+        );
+        assert_eq!(ReduceStrategy::of(&rows, Fold::Sum), ReduceStrategy::Lanes);
+        let columns = input(&[4, 16], &[16, 1], 0);
+        assert_eq!(
+            ReduceStrategy::of(&columns, Fold::Sum),
+            ReduceStrategy::Rows
+        );
+        // The transpose: axis 0 is now the innermost in memory, with stride 1.
+        let transposed = input(&[16, 4], &[1, 16], 0);
+        assert_eq!(
+            ReduceStrategy::of(&transposed, Fold::Max),
+            ReduceStrategy::DenseGroups
+        );
+        // Short dense groups are not worth partial maxima.
+        let short = input(&[8, 8], &[8, 1], 1);
+        assert_eq!(ReduceStrategy::of(&short, Fold::Max), ReduceStrategy::Lanes);
     }
 
     #[test]

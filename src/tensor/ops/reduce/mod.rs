@@ -3,13 +3,14 @@
 //! The shared rules are in the [`ops` module docs](crate::tensor::ops#reductions).
 
 mod kernel;
+mod partial_max;
 
 use super::{check_output_shape, output_buffer};
 use crate::tensor::array::owned::Tensor;
 use crate::tensor::array::view::AsView;
 use crate::tensor::error::TensorOpError;
 use crate::tensor::float::Float;
-use crate::tensor::shape::dims::Dims;
+use crate::tensor::shape::dims::{Dims, DynDims};
 use crate::tensor::shape::layout::checked_len;
 use crate::tensor::shape::rank::{Rank, ReduceDim};
 use crate::tensor::traverse::Strided;
@@ -96,6 +97,21 @@ impl Reduction {
         Ok((shape, values))
     }
 
+    /// Runs the reduction into a caller's output of shape `out_shape`.
+    pub(crate) fn into<F: Float>(
+        self,
+        input: Strided<'_, '_, F>,
+        axis: usize,
+        keep_dim: bool,
+        out_shape: &[usize],
+        out: &mut [F],
+    ) -> Result<(), TensorOpError> {
+        let (shape, _) = reduce_core::<F, DynDims>(input, axis, keep_dim, self)?;
+        check_output_shape(shape.as_slice(), out_shape)?;
+        self.run(input, axis, out);
+        Ok(())
+    }
+
     fn ranked<const R: usize, const S: usize, F: Float, K: ReduceDim<R>>(
         self,
         input: &(impl AsView<R, F> + ?Sized),
@@ -112,11 +128,14 @@ impl Reduction {
         axis: usize,
         out: &mut Tensor<S, F>,
     ) -> Result<(), TensorOpError> {
-        let input = input.as_view();
-        let (shape, _) = reduce_core::<F, [usize; S]>(input.strided(), axis, K::KEEP, self)?;
-        check_output_shape(&shape, out.shape())?;
-        self.run(input.strided(), axis, out.as_mut_slice());
-        Ok(())
+        let shape = *out.shape();
+        self.into(
+            input.as_view().strided(),
+            axis,
+            K::KEEP,
+            &shape,
+            out.as_mut_slice(),
+        )
     }
 }
 
@@ -131,7 +150,7 @@ impl Reduction {
 /// ```
 /// use llm_from_scratch::prelude::*;
 /// let biased = Tensor::from_vec([2, 3], vec![11.0, 22.0, 33.0, 14.0, 25.0, 36.0])?;
-/// let s = sum_axis(&biased.view(), 0, RemoveDim)?; // [2, 3] -> [3]
+/// let s = sum_axis(&biased, 0, RemoveDim)?; // [2, 3] -> [3]
 /// assert_eq!(s.as_slice(), &[25.0, 47.0, 69.0]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -155,7 +174,7 @@ pub fn sum_axis<const R: usize, const S: usize, F: Float, K: ReduceDim<R, Output
 /// ```
 /// use llm_from_scratch::prelude::*;
 /// let biased = Tensor::from_vec([2, 3], vec![11.0, 22.0, 33.0, 14.0, 25.0, 36.0])?;
-/// let m = mean_axis(&biased.view(), 1, KeepDim)?; // [2, 3] -> [2, 1]
+/// let m = mean_axis(&biased, 1, KeepDim)?; // [2, 3] -> [2, 1]
 /// assert_eq!((m.shape(), m.as_slice()), (&[2, 1], &[22.0, 25.0][..]));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -180,7 +199,7 @@ pub fn mean_axis<const R: usize, const S: usize, F: Float, K: ReduceDim<R, Outpu
 /// ```
 /// use llm_from_scratch::prelude::*;
 /// let biased = Tensor::from_vec([2, 3], vec![11.0, 22.0, 33.0, 14.0, 25.0, 36.0])?;
-/// let m = max_axis(&biased.view(), 1, RemoveDim)?; // [2, 3] -> [2]
+/// let m = max_axis(&biased, 1, RemoveDim)?; // [2, 3] -> [2]
 /// assert_eq!(m.as_slice(), &[33.0, 36.0]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
