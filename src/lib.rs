@@ -46,9 +46,9 @@ pub mod prelude {
     #[doc(no_inline)]
     pub use crate::tensor::{
         AsView, Axes1, Axes2, Axes3, Axes4, Axes5, Axes6, Axes7, Axes8, AxisList, BroadcastRank,
-        DynTensor, DynView, Error, Float, KeepDim, LayoutTrace, MatrixRank, Rank, ReduceDim,
-        RemoveAxis, RemoveDim, Tensor, TensorError, TensorOpError, TensorViewError, View,
-        copying_transpose,
+        DynTensor, DynView, Error, Float, InsertAxis, KeepDim, LayoutTrace, MatrixRank, Rank,
+        RankAtMost, ReduceDim, RemoveAxis, RemoveDim, Tensor, TensorError, TensorOpError,
+        TensorViewError, View, copying_transpose,
     };
 }
 

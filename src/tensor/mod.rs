@@ -38,7 +38,8 @@ pub use float::Float;
 pub use shape::axes::{Axes1, Axes2, Axes3, Axes4, Axes5, Axes6, Axes7, Axes8, AxisList};
 pub use shape::rank;
 pub use shape::rank::{
-    BroadcastRank, KeepDim, MAX_RANK, MatrixRank, Rank, ReduceDim, RemoveAxis, RemoveDim,
+    BroadcastRank, InsertAxis, KeepDim, MAX_RANK, MatrixRank, Rank, RankAtMost, ReduceDim,
+    RemoveAxis, RemoveDim,
 };
 pub use trace::{LayoutTrace, TraceRow};
 pub use traverse::offsets::{StridedOffsets, StridedValues};

@@ -4,6 +4,8 @@
 //! | trait | implemented for | maps to |
 //! |---|---|---|
 //! | [`RemoveAxis`] | `Rank<1>` … `Rank<8>` | `Smaller = Rank<R - 1>` |
+//! | [`InsertAxis`] | `Rank<0>` … `Rank<7>` | `Larger = Rank<R + 1>` |
+//! | [`RankAtMost<Rank<S>>`] | `Rank<R>` for `R <= S`, both in `0..=8` | (a bound only) |
 //! | [`BroadcastRank<Rank<M>>`] | `Rank<L>`, all 81 pairs `L, M` in `0..=8` | `Output = Rank<max(L, M)>` |
 //! | [`ReduceDim<R>`] | [`KeepDim`] for every `R`; [`RemoveDim`] where `Rank<R>: RemoveAxis` | `Rank<R>` / `Rank<R - 1>` |
 //! | [`MatrixRank<Rank<M>>`] | `Rank<L>` for `L, M` in `2..=8` | `Output = Rank<max(L, M)>` |
@@ -51,6 +53,28 @@ pub trait RemoveAxis {
     /// The rank after removing one axis.
     type Smaller;
 }
+
+/// A rank with room for one more axis: `Rank<R>` -> `Rank<R + 1>` for `R` in `0..=7`.
+#[diagnostic::on_unimplemented(
+    message = "cannot add an axis to a `{Self}` view: the typed ranks stop at 8 (`MAX_RANK`)",
+    label = "the result would have a rank above 8",
+    note = "ranks above 8: call `.into_dyn()` and use the same method on the `DynView`",
+    note = "generic code over `R`: add the bound `Rank<R>: InsertAxis<Larger = Rank<S>>`"
+)]
+pub trait InsertAxis {
+    /// The rank after inserting one axis.
+    type Larger;
+}
+
+/// `Rank<R>: RankAtMost<Rank<S>>` holds when `R <= S` (both `0..=8`): the
+/// bound of `broadcast_to`, which adds leading axes but never removes one,
+/// and of a broadcast source in `assign`.
+#[diagnostic::on_unimplemented(
+    message = "a `{Self}` view cannot be broadcast to `{S}`: broadcasting adds leading axes, it never removes one",
+    label = "the target rank is smaller than the view's",
+    note = "broadcasting (NumPy's rule) right-aligns the shapes and stretches extent-1 axes; to drop an extent-1 axis use `squeeze(axis)` or `select(axis, 0)`"
+)]
+pub trait RankAtMost<S> {}
 
 /// The rank of two operands broadcast together: the larger rank (NumPy's rule).
 #[diagnostic::on_unimplemented(
@@ -119,6 +143,31 @@ macro_rules! remove_axis {
 }
 remove_axis!(1 => 0, 2 => 1, 3 => 2, 4 => 3, 5 => 4, 6 => 5, 7 => 6, 8 => 7);
 
+macro_rules! insert_axis {
+    ($($r:literal => $s:literal),*) => {
+        $(impl InsertAxis for Rank<$r> { type Larger = Rank<$s>; })*
+    };
+}
+insert_axis!(0 => 1, 1 => 2, 2 => 3, 3 => 4, 4 => 5, 5 => 6, 6 => 7, 7 => 8);
+
+/// Implements `RankAtMost<Rank<s>> for Rank<r>` for each listed `s` (all `s >= r`).
+macro_rules! rank_at_most {
+    ($($r:literal => $($s:literal)*;)*) => {
+        $($(impl RankAtMost<Rank<$s>> for Rank<$r> {})*)*
+    };
+}
+rank_at_most! {
+    0 => 0 1 2 3 4 5 6 7 8;
+    1 => 1 2 3 4 5 6 7 8;
+    2 => 2 3 4 5 6 7 8;
+    3 => 3 4 5 6 7 8;
+    4 => 4 5 6 7 8;
+    5 => 5 6 7 8;
+    6 => 6 7 8;
+    7 => 7 8;
+    8 => 8;
+}
+
 /// Implements `$trait<Rank<m>> for Rank<l>` with output `Rank<max(l, m)>`
 /// for every pair of the listed ranks (listed in ascending order).
 macro_rules! pair_table {
@@ -154,6 +203,23 @@ mod tests {
     }
     impl<const R: usize> RankValue for Rank<R> {
         const VALUE: usize = R;
+    }
+
+    fn larger<R: InsertAxis>() -> usize
+    where
+        R::Larger: RankValue,
+    {
+        <R::Larger as RankValue>::VALUE
+    }
+
+    fn at_most<R: RankAtMost<S>, S>() {}
+
+    #[test]
+    fn insert_axis_adds_one_and_rank_at_most_orders() {
+        assert_eq!(larger::<Rank<0>>(), 1);
+        assert_eq!(larger::<Rank<7>>(), 8);
+        at_most::<Rank<0>, Rank<8>>();
+        at_most::<Rank<3>, Rank<3>>();
     }
 
     #[test]
