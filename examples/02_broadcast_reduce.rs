@@ -1,124 +1,96 @@
-//! Chapter 003's learner program: align compatible shapes, reduce a named axis.
+//! # 02 · Broadcasting and reductions: align shapes, reduce a named axis
 //!
-//! Run with `cargo run --example broadcast_reduce`. Every step prints the
-//! shapes right-aligned (NumPy's broadcasting rule lines them up from the
-//! right), the output extent of every axis, and each output value together
-//! with the source coordinates it was read from. It ends with every typed
-//! error of the chapter.
+//! `cargo run --example 02_broadcast_reduce`
+//!
+//! NumPy's broadcasting rule lines two shapes up from their trailing axes:
+//! on each axis the extents must be equal or one of them 1 (a missing
+//! leading axis counts as 1), and an extent-1 axis is read again for every
+//! output index (stride 0, nothing copied). Each step prints the aligned
+//! shapes, the extent each output axis gets and why, and every output
+//! value with the source values it came from. Then `sum_axis`, `mean_axis`
+//! and `max_axis` fold one named axis, keeping it with extent 1 (`KeepDim`,
+//! NumPy's `keepdims=True`) or removing it (`RemoveDim`). It ends with the
+//! typed error of every refused request.
 
 use llm_from_scratch::prelude::*;
 use llm_from_scratch::tensor::dynamic;
 use std::error::Error;
 
-fn main() -> Result<(), Box<dyn Error>> {
-    // ------------------------------------------------------------------
-    heading("1. One feature bias over two token rows");
+type Outcome = Result<(), Box<dyn Error>>;
+
+fn main() -> Outcome {
+    heading("1. One bias row added to two token rows");
     let tokens = Tensor::from_vec([2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])?;
     let bias = Tensor::from_vec([3], vec![10.0, 20.0, 30.0])?;
-    println!("tokens =\n{tokens}");
-    println!("bias   = {bias}");
-    println!("\nPredict first: the shapes are aligned from their trailing ends.");
+    println!("tokens =\n{tokens}\nbias = {bias}\n");
     align(&[("tokens", tokens.shape()), ("bias", bias.shape())]);
-
     // The output rank (2) is inferred from the operand ranks: no annotation.
-    let biased = map_binary(&tokens.view(), &bias.view(), |value, offset| value + offset)?;
-    println!("\nEach output coordinate reads one token and one bias coordinate:");
-    trace_binary(("tokens", &tokens), ("bias", &bias), &biased, "+")?;
-    println!("\nbiased =\n{biased}");
-    println!("The bias was never copied: its leading axis is read with stride 0.");
+    let biased = map_binary(&tokens.view(), &bias.view(), |t, b| t + b)?;
+    println!("\nevery output value and the two values it adds:");
+    trace_binary(("tokens", &tokens), ("bias", &bias), &biased)?;
+    println!("the bias was never copied: its missing leading axis is read with stride 0");
 
-    // ------------------------------------------------------------------
     heading("2. Three reductions over named axes");
     let sums = sum_axis(&biased.view(), 0, RemoveDim)?; // [2, 3] -> [3]
-    println!(
-        "sum_axis(biased, 0, RemoveDim): [2, 3] -> {:?}",
-        sums.shape()
-    );
-    trace_reduction(("biased", &biased), 0, &sums, Fold::Sum)?;
-
+    folds("sum_axis(biased, 0, RemoveDim)", &biased, 0, &sums, "sum")?;
     let means = mean_axis(&biased.view(), 1, KeepDim)?; // [2, 3] -> [2, 1]
-    println!(
-        "\nmean_axis(biased, 1, KeepDim): [2, 3] -> {:?} (the axis stays, extent 1)",
-        means.shape()
-    );
-    trace_reduction(("biased", &biased), 1, &means, Fold::Mean)?;
-
+    folds("mean_axis(biased, 1, KeepDim)", &biased, 1, &means, "mean")?;
     let maxima = max_axis(&biased.view(), 1, RemoveDim)?; // [2, 3] -> [2]
-    println!(
-        "\nmax_axis(biased, 1, RemoveDim): [2, 3] -> {:?}",
-        maxima.shape()
-    );
-    trace_reduction(("biased", &biased), 1, &maxima, Fold::Max)?;
-
+    folds("max_axis(biased, 1, RemoveDim)", &biased, 1, &maxima, "max")?;
     let tenths: Tensor<1> = Tensor::from_vec([3], vec![0.1, 0.2, 0.3])?;
-    let mean = mean_axis(&tenths.view(), 0, RemoveDim)?; // [3] -> [] (a scalar)
-    let value = mean.as_slice()[0];
+    let mean = mean_axis(&tenths.view(), 0, RemoveDim)?.as_slice()[0]; // [3] -> []
+    println!("mean of [0.1, 0.2, 0.3] = {mean:?}: these are not binary fractions,");
     println!(
-        "\nmean_axis([0.1, 0.2, 0.3], 0, RemoveDim): [3] -> {:?} = {value:?}",
-        mean.shape()
-    );
-    println!("  0.1, 0.2 and 0.3 are not binary fractions, so compare with a tolerance:");
-    println!(
-        "  |{value:?} - 0.2| < 1e-12: {}",
-        (value - 0.2).abs() < 1e-12
+        "so compare with a tolerance: |mean - 0.2| < 1e-12 is {}",
+        (mean - 0.2).abs() < 1e-12
     );
 
-    // ------------------------------------------------------------------
     heading("3. A scalar broadcasts to any shape");
     let half = Tensor::from_vec([], vec![0.5])?;
     align(&[("tokens", tokens.shape()), ("half", half.shape())]);
-    let shifted = map_binary(&tokens.view(), &half.view(), |value, s| value + s)?;
-    trace_binary(("tokens", &tokens), ("half", &half), &shifted, "+")?;
+    let shifted = map_binary(&tokens.view(), &half.view(), |t, s| t + s)?;
+    println!("tokens + half =\n{shifted}");
 
-    // ------------------------------------------------------------------
-    heading("4. An empty broadcast calls the closure zero times");
+    heading("4. Empty shapes");
     let empty_rows = Tensor::from_vec([0, 3], Vec::<f64>::new())?;
-    align(&[("empty", empty_rows.shape()), ("bias", bias.shape())]);
-    let mut closure_calls = 0;
-    let empty_out = map_binary(&empty_rows.view(), &bias.view(), |value, offset| {
-        closure_calls += 1;
-        value + offset
+    let mut calls = 0;
+    let empty = map_binary(&empty_rows.view(), &bias.view(), |t, b| {
+        calls += 1;
+        t + b
     })?;
     println!(
-        "result shape {:?} holds {} values; the closure ran {closure_calls} times",
-        empty_out.shape(),
-        empty_out.len()
+        "[0, 3] + [3] -> {:?}: {} values, the closure ran {calls} times",
+        empty.shape(),
+        empty.len()
     );
+    // An empty sum is the additive identity +0.0, like NumPy's `np.sum` of nothing.
+    let hollow = Tensor::from_vec([2, 0, 3], Vec::<f64>::new())?;
+    let zeros = sum_axis(&hollow.view(), 1, RemoveDim)?; // [2, 0, 3] -> [2, 3]
+    let positive = zeros.as_slice().iter().all(|v| v.to_bits() == 0);
+    println!("sum_axis([2, 0, 3], 1) =\n{zeros}\nevery value is +0.0: {positive}");
 
-    // ------------------------------------------------------------------
-    heading("5. Summing an empty axis gives the additive identity");
-    let empty = Tensor::from_vec([2, 0, 3], Vec::<f64>::new())?;
-    let empty_sum = sum_axis(&empty.view(), 1, RemoveDim)?; // [2, 0, 3] -> [2, 3]
-    println!(
-        "sum_axis([2, 0, 3], 1, RemoveDim) -> {:?} =\n{empty_sum}",
-        empty_sum.shape()
-    );
-    let all_positive = empty_sum.as_slice().iter().all(|v| v.to_bits() == 0);
-    println!("every value is +0.0 (sign bit clear): {all_positive}");
-    let negative_zero: Tensor<1> = Tensor::from_vec([1], vec![-0.0])?;
-    let summed = sum_axis(&negative_zero.view(), 0, RemoveDim)?.as_slice()[0];
-    println!("sum of [-0.0] = {summed:?}: the accumulator starts at +0.0, and +0.0 + -0.0 = +0.0,");
-    println!("so an empty sum and a sum of negative zeros agree on the sign.");
-
-    // ------------------------------------------------------------------
-    heading("6. Every typed error");
+    heading("5. Every refusal is a typed error");
     let short = Tensor::from_vec([2], vec![1.0, 2.0])?;
     align(&[("tokens", tokens.shape()), ("short", short.shape())]);
-    let broadcast_error = map_binary(&tokens.view(), &short.view(), |l, r| l + r).unwrap_err();
-    report("map_binary(tokens [2, 3], short [2])", &broadcast_error);
-
-    let mean_error = mean_axis(&empty.view(), 1, RemoveDim).unwrap_err();
-    report("mean_axis([2, 0, 3], 1)", &mean_error);
-    let max_error = max_axis(&empty.view(), 1, RemoveDim).unwrap_err();
-    report("max_axis([2, 0, 3], 1)", &max_error);
-    // `RemoveDim` on a rank-0 value does not even compile; `KeepDim` fails at run time.
-    let scalar_error = sum_axis(&half.view(), 0, KeepDim).unwrap_err();
-    report("sum_axis(scalar [], 0, KeepDim)", &scalar_error);
-    let dynamic_error = dynamic::sum_axis(&half.view().into_dyn(), 0, false).unwrap_err();
-    report("dynamic::sum_axis(scalar [], 0, false)", &dynamic_error);
-
-    println!("\nThese are the pieces of a stable softmax and of layer normalization: the");
-    println!("max and sum keep their axis (KeepDim) so they broadcast back over the rows.");
+    let mismatch = map_binary(&tokens.view(), &short.view(), |l, r| l + r);
+    refused("tokens [2, 3] + short [2]", mismatch)?;
+    refused(
+        "mean_axis([2, 0, 3], 1)",
+        mean_axis(&hollow.view(), 1, RemoveDim),
+    )?;
+    refused(
+        "max_axis([2, 0, 3], 1)",
+        max_axis(&hollow.view(), 1, RemoveDim),
+    )?;
+    // RemoveDim on a rank-0 view does not compile; KeepDim fails at run time.
+    refused(
+        "sum_axis(scalar, 0, KeepDim)",
+        sum_axis(&half.view(), 0, KeepDim),
+    )?;
+    let dynamic_scalar = half.view().into_dyn();
+    let dynamic_sum = dynamic::sum_axis(&dynamic_scalar, 0, false);
+    refused("dynamic::sum_axis(scalar, 0, false)", dynamic_sum)?;
+    // Next: max and sum with KeepDim broadcast back over their rows (a stable softmax, 04).
     Ok(())
 }
 
@@ -126,196 +98,104 @@ fn heading(title: &str) {
     println!("\n=== {title} ===\n");
 }
 
-/// Prints shapes right-aligned, one column per output axis, then the output
-/// extent of every axis and why (NumPy's trailing-axis rule).
+/// Prints the shapes right-aligned (missing leading axes blank), then the
+/// output extent of every axis and the rule that gives it.
 fn align(operands: &[(&str, &[usize])]) {
-    let rank = operands
-        .iter()
-        .map(|(_, shape)| shape.len())
-        .max()
-        .unwrap_or(0);
-    let result = operands.iter().try_fold(Vec::new(), |acc, (_, shape)| {
-        dynamic::broadcast_shape(&acc, shape)
-    });
-    let mut rows: Vec<(&str, &[usize])> = operands.to_vec();
-    if let Ok(shape) = &result {
-        rows.push(("result", shape));
-    }
-    // The extent of `shape` on output axis `axis`, if it has that axis.
-    let extent =
-        |shape: &[usize], axis: usize| (axis + shape.len()).checked_sub(rank).map(|a| shape[a]);
-    let widths: Vec<usize> = (0..rank)
-        .map(|axis| {
-            rows.iter()
-                .filter_map(|(_, s)| extent(s, axis))
-                .map(|e| e.to_string().len())
-                .max()
-                .unwrap_or(1)
-        })
-        .collect();
-    let label_width = rows.iter().map(|(label, _)| label.len()).max().unwrap_or(0) + 1;
-    for (label, shape) in &rows {
-        let mut line = format!("{:<label_width$} [", format!("{label}:"));
-        let mut started = false;
-        for (axis, &width) in widths.iter().enumerate() {
-            let separator = if axis == 0 {
-                ""
-            } else if started {
-                ", "
-            } else {
-                "  "
-            };
-            line.push_str(separator);
-            match extent(shape, axis) {
-                Some(e) => {
-                    line.push_str(&format!("{e:>width$}"));
-                    started = true;
-                }
-                None => line.push_str(&" ".repeat(width)),
-            }
-        }
-        let note = if shape.is_empty() {
-            "   (a scalar: no axes to contradict)"
-        } else {
-            ""
-        };
-        println!("{line}]{note}");
-    }
-    if let Err(error) = &result {
-        println!("{:<label_width$} none: {error}", "result:");
+    let rank = operands.iter().map(|(_, s)| s.len()).max().unwrap_or(0);
+    // The extent of `shape` on output axis `axis`; `None` for a missing leading axis.
+    let extent = |s: &[usize], axis: usize| (axis + s.len()).checked_sub(rank).map(|a| s[a]);
+    for (name, shape) in operands {
+        let cells =
+            (0..rank).map(|axis| extent(shape, axis).map_or("   ".into(), |e| format!("{e:>3}")));
+        println!(
+            "  {name:>7}: [{}]",
+            cells.collect::<Vec<String>>().join(" ")
+        );
     }
     for axis in 0..rank {
-        let parts: Vec<String> = operands
-            .iter()
-            .map(|(label, shape)| match extent(shape, axis) {
-                Some(e) => format!("{label} {e}"),
-                None => format!("{label} 1 (missing)"),
-            })
-            .collect();
         let extents: Vec<usize> = operands
             .iter()
-            .map(|(_, shape)| extent(shape, axis).unwrap_or(1))
+            .map(|(_, s)| extent(s, axis).unwrap_or(1))
             .collect();
-        let others: Vec<usize> = extents.iter().copied().filter(|&e| e != 1).collect();
-        let verdict = match others.first() {
-            _ if extents.iter().all(|&e| e == extents[0]) => format!("-> {} (equal)", extents[0]),
-            Some(&e) if others.iter().all(|&o| o == e) => format!("-> {e} (extent 1 is reused)"),
-            _ => "-> incompatible: not equal and neither is 1".to_string(),
+        let largest = extents.iter().copied().max().unwrap_or(1);
+        let verdict = if extents.iter().all(|&e| e == largest) {
+            format!("{largest} (equal)")
+        } else if extents.iter().all(|&e| e == largest || e == 1) {
+            format!("{largest} (an extent 1 is read again for every index)")
+        } else {
+            "none: the extents differ and neither is 1".to_string()
         };
-        println!("  axis {axis}: {} {verdict}", parts.join(" with "));
+        println!("  axis {axis}: extents {extents:?} -> {verdict}");
     }
 }
 
 /// The coordinate an operand of `shape` reads for output coordinate `out`:
-/// drop the missing leading axes, select 0 on an axis of extent 1.
+/// drop the missing leading axes, read index 0 on an axis of extent 1.
 fn source(shape: &[usize], out: &[usize]) -> Vec<usize> {
     let skip = out.len() - shape.len();
-    shape
-        .iter()
-        .zip(&out[skip..])
-        .map(|(&extent, &i)| if extent == 1 { 0 } else { i })
-        .collect()
+    let pick = |(&e, &i): (&usize, &usize)| if e == 1 { 0 } else { i };
+    shape.iter().zip(&out[skip..]).map(pick).collect()
 }
 
-/// Every coordinate of `shape` in logical row-major order.
-fn coordinates(shape: &[usize]) -> Vec<Vec<usize>> {
-    let mut all = vec![vec![]];
-    for &extent in shape {
-        all = all
-            .into_iter()
-            .flat_map(|c| (0..extent).map(move |i| [&c[..], &[i]].concat()))
-            .collect();
-    }
-    all
-}
-
-fn index(coordinate: &[usize]) -> String {
-    coordinate
-        .iter()
-        .map(usize::to_string)
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
-/// Prints `out[i] = left[..] op right[..] = a op b = value` for every output value.
-fn trace_binary<const L: usize, const M: usize, const O: usize>(
-    (left_name, left): (&str, &Tensor<L>),
+/// Prints `out[i, j] = left[..] + right[..] = a + b = value` for every output value.
+fn trace_binary<const M: usize>(
+    (left_name, left): (&str, &Tensor<2>),
     (right_name, right): (&str, &Tensor<M>),
-    out: &Tensor<O>,
-    op: &str,
-) -> Result<(), Box<dyn Error>> {
-    let (left, right, result) = (
-        left.view().into_dyn(),
-        right.view().into_dyn(),
-        out.view().into_dyn(),
-    );
-    for c in coordinates(out.shape()) {
+    out: &Tensor<2>,
+) -> Outcome {
+    let (left, right) = (left.view().into_dyn(), right.view().into_dyn());
+    let [rows, columns] = *out.shape();
+    for c in (0..rows).flat_map(|i| (0..columns).map(move |j| [i, j])) {
         let (l, r) = (source(left.shape(), &c), source(right.shape(), &c));
-        println!(
-            "  out[{}] = {left_name}[{}] {op} {right_name}[{}] = {} {op} {} = {}",
-            index(&c),
-            index(&l),
-            index(&r),
-            left.get(&l)?,
-            right.get(&r)?,
-            result.get(&c)?
-        );
+        let (a, b, value) = (left.get(&l)?, right.get(&r)?, out.get(c)?);
+        println!("  out{c:?} = {left_name}{l:?} + {right_name}{r:?} = {a} + {b} = {value}");
     }
     Ok(())
 }
 
-#[derive(Clone, Copy)]
-enum Fold {
-    Sum,
-    Mean,
-    Max,
-}
-
-/// Prints, for every output value, the group of source values it folds in ascending order.
-fn trace_reduction<const R: usize, const S: usize>(
-    (name, input): (&str, &Tensor<R>),
+/// Prints the call and the shapes, then, for every output value, the values
+/// it folds along `axis` of the `[2, 3]` input in ascending order; `fold` is
+/// `"sum"`, `"mean"` or `"max"`. Fails if a value differs from that fold.
+fn folds<const S: usize>(
+    call: &str,
+    input: &Tensor<2>,
     axis: usize,
     out: &Tensor<S>,
-    fold: Fold,
-) -> Result<(), Box<dyn Error>> {
-    let (input, result) = (input.view().into_dyn(), out.view().into_dyn());
-    let mut group_shape = input.shape().to_vec();
-    group_shape[axis] = 1;
-    for (group, out_coordinate) in coordinates(&group_shape)
-        .into_iter()
-        .zip(coordinates(out.shape()))
-    {
-        let members: Vec<Vec<usize>> = (0..input.shape()[axis])
-            .map(|i| {
-                let mut c = group.clone();
-                c[axis] = i;
-                c
-            })
-            .collect();
-        let names: Vec<String> = members
-            .iter()
-            .map(|c| format!("{name}[{}]", index(c)))
-            .collect();
-        let values: Vec<String> = members
-            .iter()
-            .map(|c| input.get(c).map(f64::to_string))
-            .collect::<Result<_, _>>()?;
-        let value = result.get(&out_coordinate)?;
-        let n = members.len();
-        let line = match fold {
-            Fold::Sum => format!("{} = {}", names.join(" + "), values.join(" + ")),
-            Fold::Mean => format!(
-                "({}) / {n} = ({}) / {n}",
-                names.join(" + "),
-                values.join(" + ")
+    fold: &str,
+) -> Outcome {
+    println!("{call}: {:?} -> {:?}", input.shape(), out.shape());
+    let kept = 1 - axis; // the other axis of the rank-2 input
+    for (k, &value) in out.view().iter().enumerate() {
+        let mut members = Vec::new();
+        for i in 0..input.shape()[axis] {
+            let mut c = [0, 0];
+            (c[axis], c[kept]) = (i, k);
+            members.push(*input.get(c)?);
+        }
+        let text: Vec<String> = members.iter().map(f64::to_string).collect();
+        let sum: f64 = members.iter().sum(); // ascending order, from +0.0
+        let (folded, expected) = match fold {
+            "sum" => (text.join(" + "), sum),
+            "mean" => (
+                format!("({}) / {}", text.join(" + "), text.len()),
+                sum / members.len() as f64,
             ),
-            Fold::Max => format!("max({}) = max({})", names.join(", "), values.join(", ")),
+            _ => (
+                format!("max({})", text.join(", ")),
+                members.iter().copied().fold(f64::MIN, f64::max),
+            ),
         };
-        println!("  out[{}] = {line} = {value}", index(&out_coordinate));
+        println!("  value {k} = {folded} = {value}");
+        if value != expected {
+            return Err(format!("{call}: value {k} is {value}, the fold gives {expected}").into());
+        }
     }
     Ok(())
 }
 
-fn report(call: &str, error: &TensorOpError) {
+/// Prints a refused call with its message and its typed value; an accepted call is a bug.
+fn refused<T>(call: &str, result: Result<T, TensorOpError>) -> Outcome {
+    let error = result.err().ok_or(format!("{call} should be refused"))?;
     println!("{call}\n  -> {error}\n     {error:?}");
+    Ok(())
 }
