@@ -3,103 +3,17 @@
 //! Each function is one step of OpenAI's GPT-2 `attn` block (`model.py`:
 //! `split_states` / `split_heads`, `multihead_attn`, `merge_heads`) and
 //! reports every layout it creates to a [`Recorder`], so a caller can print
-//! where values are shared and where they are copied. The example prints
-//! and audits those records; `tests/attention.rs` runs the same functions
-//! against a NumPy fixture. Nothing here copies values except
-//! [`View::materialize`], and every such call is recorded as [`Made::Copy`];
-//! `matmul` and the maps and reductions compute new values (op outputs).
-//! `matmul` packs small panels of its operands into its own bounded scratch
-//! while it multiplies: kernel working memory, not a materialized operand.
+//! where values are shared and where they are copied (`main.rs` prints and
+//! audits those records; `tests.rs` checks the values against a plain-loop
+//! reference). Nothing here copies values except [`View::materialize`], and
+//! every such call is recorded as [`Made::Copy`]; `matmul` and the maps and
+//! reductions compute new values (op outputs). `matmul` packs small panels
+//! of its operands into its own bounded scratch while it multiplies: kernel
+//! working memory, not a materialized operand.
 
+use crate::args::Dims;
+use crate::audit::record::{Made, Recorder};
 use llm_from_scratch::prelude::*;
-use std::fmt::Arguments;
-
-/// The sizes of one run: batch `B`, sequence `T`, heads `H`, head width `D`,
-/// and the model width `C = H * D` (GPT-2 small: 1, 1024, 12, 64, 768).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Dims {
-    batch: usize,
-    seq: usize,
-    heads: usize,
-    head_width: usize,
-}
-
-impl Dims {
-    /// Checked sizes: `None` if `B * T * 3 * H * D` (the packed projection's
-    /// element count) does not fit in `usize`.
-    pub fn new(batch: usize, seq: usize, heads: usize, head_width: usize) -> Option<Self> {
-        [seq, 3, heads, head_width]
-            .iter()
-            .try_fold(batch, |count, &extent| count.checked_mul(extent))?;
-        Some(Self {
-            batch,
-            seq,
-            heads,
-            head_width,
-        })
-    }
-
-    /// `B`.
-    pub fn batch(&self) -> usize {
-        self.batch
-    }
-
-    /// `T`.
-    pub fn seq(&self) -> usize {
-        self.seq
-    }
-
-    /// `H`.
-    pub fn heads(&self) -> usize {
-        self.heads
-    }
-
-    /// `D`.
-    pub fn head_width(&self) -> usize {
-        self.head_width
-    }
-
-    /// `C = H * D` (cannot overflow: checked by [`Dims::new`]).
-    pub fn width(&self) -> usize {
-        self.heads * self.head_width
-    }
-}
-
-/// Why a new owner exists.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Made {
-    /// Input data (the packed projection, position indices).
-    Input,
-    /// An announced copy: `materialize` of a view that `reshape` refused.
-    Copy,
-    /// New values computed by `map_unary` / `map_binary` / a reduction, kept.
-    Computed,
-    /// Computed values dropped inside the step that made them.
-    Temporary,
-}
-
-/// Receives every layout the pipeline creates, in order.
-///
-/// Labels are `format_args!` so that recording costs no allocation between
-/// two operations (a heap probe in the recorder sees only the operation's own).
-pub trait Recorder {
-    /// A new step starts.
-    fn step(&mut self, title: Arguments<'_>);
-    /// A view was created (no copy expected).
-    fn view<const R: usize, T>(&mut self, label: Arguments<'_>, view: &View<'_, R, T>);
-    /// A new owner was created, for the reason `made`.
-    fn owner<const R: usize, T>(&mut self, label: Arguments<'_>, made: Made, tensor: &Tensor<R, T>);
-    /// A request was refused with `error`.
-    fn rejected(&mut self, label: Arguments<'_>, error: &TensorViewError);
-}
-
-/// Records nothing.
-impl Recorder for () {
-    fn step(&mut self, _: Arguments<'_>) {}
-    fn view<const R: usize, T>(&mut self, _: Arguments<'_>, _: &View<'_, R, T>) {}
-    fn owner<const R: usize, T>(&mut self, _: Arguments<'_>, _: Made, _: &Tensor<R, T>) {}
-    fn rejected(&mut self, _: Arguments<'_>, _: &TensorViewError) {}
-}
 
 /// A layout that is either shared with an existing owner or had to be copied.
 #[derive(Debug)]
@@ -157,10 +71,7 @@ pub fn slice_qkv<'a>(
     rec: &mut impl Recorder,
 ) -> Result<[Part<'a, 3>; 3], TensorOpError> {
     rec.step(format_args!("1 · Q, K, V = slices of qkv's last axis"));
-    let (c, split) = (
-        dims.width(),
-        [dims.batch, dims.seq, dims.heads, dims.head_width],
-    );
+    let (c, split) = (dims.width(), dims.split());
     let mut part = |index: usize, name: &str| -> Result<Part<'a, 3>, TensorOpError> {
         let range = index * c..(index + 1) * c;
         let slice = qkv.view().slice(2, range.clone())?;
@@ -194,7 +105,7 @@ pub fn split_heads<'a>(
     rec.step(format_args!(
         "2 · split heads: reshape, permute [B, H, T, D]"
     ));
-    let split = [dims.batch, dims.seq, dims.heads, dims.head_width];
+    let split = dims.split();
     let mut heads = |part: &'a Part<'_, 3>, name: &str| -> Result<View<'a, 4>, TensorOpError> {
         let reshaped = part.view().reshape(split)?;
         rec.view(format_args!("{name}.reshape([B, T, H, D])"), &reshaped);
