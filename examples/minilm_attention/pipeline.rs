@@ -1,7 +1,6 @@
 //! The embeddings and the layer-0 self-attention block of a BERT encoder
 //! (all-MiniLM-L6-v2: hidden 384, 12 heads of width 32), built only from the
 //! crate's views and ops over weights borrowed from a safetensors buffer.
-//! Shared by `examples/minilm_attention` and `tests/minilm.rs`.
 
 use llm_from_scratch::prelude::*;
 use llm_from_scratch::tensor::ops::matmul;
