@@ -69,7 +69,7 @@ fn max_group<F: Bits>(g: usize, n: usize) -> (Vec<F>, u64) {
         }
         1 => {
             // The maximum is zero; its first occurrence decides the sign.
-            let zeros = [F::neg_zero(), F::ZERO];
+            let zeros = [<F as Bits>::neg_zero(), F::ZERO];
             for (i, value) in values.iter_mut().enumerate().skip(at) {
                 *value = zeros[(i + g / 3) % 2];
             }

@@ -20,6 +20,7 @@
 #[path = "op_sequence/model.rs"]
 mod model;
 
+use llm_from_scratch::Error;
 use llm_from_scratch::tensor::dynamic::{self, DynTensor, DynView};
 use llm_from_scratch::tensor::{TensorOpError, TensorViewError};
 use model::{Model, Reduce, same};
@@ -232,7 +233,7 @@ enum Next {
     /// A new view of the same owner.
     View(Transform, Model),
     /// A new owner (materialize, map, broadcast, reduce).
-    Owner(DynTensor, Model),
+    Owner(Box<DynTensor>, Model),
     /// Both sides returned the same error; nothing changes.
     Unchanged,
 }
@@ -255,7 +256,7 @@ fn run(shape: Vec<usize>, values: Vec<f64>, ops: &[Raw]) -> Result<(), String> {
                 model = next_model;
             }
             Next::Owner(next_owner, next_model) => {
-                owner = next_owner;
+                owner = *next_owner;
                 model = next_model;
                 transforms.clear();
             }
@@ -309,11 +310,11 @@ fn step_once(view: &DynView<'_>, model: &Model, raw: &Raw) -> Result<Next, Strin
     }
     let (got, want) = match raw {
         Raw::Materialize => (
-            view.materialize().map_err(TensorOpError::from),
+            view.materialize().map_err(Error::from),
             Ok(Model::owner(model.shape.clone(), model.values.clone())),
         ),
         Raw::Map(kind) => (
-            dynamic::map_unary(view, unary(*kind)),
+            dynamic::map_unary(view, unary(*kind)).map_err(Error::from),
             Ok(model.map(unary(*kind))),
         ),
         Raw::Reduce {
@@ -328,7 +329,10 @@ fn step_once(view: &DynView<'_>, model: &Model, raw: &Raw) -> Result<Next, Strin
                 Reduce::Mean => dynamic::mean_axis(view, axis, *keep),
                 Reduce::Max => dynamic::max_axis(view, axis, *keep),
             };
-            (got, model.reduce(kind, axis, *keep))
+            (
+                got.map_err(Error::from),
+                model.reduce(kind, axis, *keep).map_err(Error::from),
+            )
         }
         Raw::Broadcast {
             axes,
@@ -373,13 +377,13 @@ fn step_once(view: &DynView<'_>, model: &Model, raw: &Raw) -> Result<Next, Strin
             let f = binary(*op);
             if *current_left {
                 (
-                    dynamic::map_binary(view, &other, f),
-                    Model::broadcast(model, &other_model, f),
+                    dynamic::map_binary(view, &other, f).map_err(Error::from),
+                    Model::broadcast(model, &other_model, f).map_err(Error::from),
                 )
             } else {
                 (
-                    dynamic::map_binary(&other, view, f),
-                    Model::broadcast(&other_model, model, f),
+                    dynamic::map_binary(&other, view, f).map_err(Error::from),
+                    Model::broadcast(&other_model, model, f).map_err(Error::from),
                 )
             }
         }
@@ -389,7 +393,7 @@ fn step_once(view: &DynView<'_>, model: &Model, raw: &Raw) -> Result<Next, Strin
     match (got, want) {
         (Ok(next), Ok(next_model)) => {
             agree(&next.view(), &next_model)?;
-            Ok(Next::Owner(next, next_model))
+            Ok(Next::Owner(Box::new(next), next_model))
         }
         _ => Ok(Next::Unchanged),
     }

@@ -167,3 +167,38 @@ fn materializing_an_empty_view_allocates_nothing() {
     assert_eq!(count, 0, "materialize of an empty transposed view");
     assert_eq!(materialized.expect("nothing to reserve").len(), 0);
 }
+
+#[test]
+fn into_shape_reuses_the_storage() {
+    let source = owner();
+    let (heads, count) = allocations(|| source.into_shape(black_box([2, 3, 2, 2, 5])));
+    assert_eq!(count, 0, "into_shape");
+    let heads = heads.expect("same element count");
+    assert_eq!(heads.get([1, 2, 1, 1, 4]).copied(), Ok(1234.0));
+}
+
+#[test]
+fn dynamic_views_transform_without_allocating() {
+    let source = owner().into_dyn();
+    let (view, count) = allocations(|| black_box(&source).view());
+    assert_eq!(count, 0, "DynTensor::view");
+    let (chain, count) = allocations(|| {
+        view.slice(0, 1..2)?
+            .reshape(black_box(&[3, 4, 5]))?
+            .permute(black_box(&[2, 0, 1]))?
+            .transpose(1, 2)?
+            .slice(0, 2..4)
+    });
+    assert_eq!(count, 0, "dynamic chain");
+    let chain = chain.expect("valid chain");
+    assert_eq!(
+        (chain.shape(), chain.base_offset()),
+        (&[2, 4, 3][..], 60 + 2)
+    );
+    let (offsets, count) = allocations(|| chain.offsets().take(3).sum::<usize>());
+    assert_eq!(count, 0, "offsets");
+    let expected: usize = (0..3)
+        .map(|k| chain.storage_offset(&[0, 0, k]).expect("in bounds"))
+        .sum();
+    assert_eq!(offsets, expected);
+}

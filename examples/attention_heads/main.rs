@@ -40,7 +40,6 @@ use audit::ledger::Ledger;
 use audit::record::{Made, Recorder};
 use audit::{heap, report};
 use flags::FlagsError;
-use llm_from_scratch::prelude::*;
 use pipeline::Part;
 use std::process::ExitCode;
 use std::time::Instant;
@@ -74,7 +73,7 @@ fn main() -> ExitCode {
 }
 
 /// Runs every step, prints it, verifies it; `Ok(true)` when all checks pass.
-fn run(config: &Config) -> Result<bool, TensorOpError> {
+fn run(config: &Config) -> Result<bool, llm_from_scratch::Error> {
     let started = Instant::now();
     let dims = config.dims;
     let (b, t, h, d, c) = (

@@ -13,6 +13,7 @@
 
 use crate::args::Dims;
 use crate::audit::record::{Made, Recorder};
+use llm_from_scratch::Error;
 use llm_from_scratch::prelude::*;
 
 /// A layout that is either shared with an existing owner or had to be copied.
@@ -41,7 +42,7 @@ fn reshapeable<'a, const R: usize, const S: usize>(
     shape: [usize; S],
     name: &str,
     rec: &mut impl Recorder,
-) -> Result<Part<'a, R>, TensorOpError> {
+) -> Result<Part<'a, R>, Error> {
     match view.reshape(shape) {
         Ok(_) => Ok(Part::Shared(view)),
         Err(TensorViewError::NonContiguousReshape) => {
@@ -69,10 +70,10 @@ pub fn slice_qkv<'a>(
     qkv: &'a Tensor<3>,
     dims: &Dims,
     rec: &mut impl Recorder,
-) -> Result<[Part<'a, 3>; 3], TensorOpError> {
+) -> Result<[Part<'a, 3>; 3], Error> {
     rec.step(format_args!("1 · Q, K, V = slices of qkv's last axis"));
     let (c, split) = (dims.width(), dims.split());
-    let mut part = |index: usize, name: &str| -> Result<Part<'a, 3>, TensorOpError> {
+    let mut part = |index: usize, name: &str| -> Result<Part<'a, 3>, Error> {
         let range = index * c..(index + 1) * c;
         let slice = qkv.view().slice(2, range.clone())?;
         rec.view(format_args!("{name} = qkv.slice(2, {range:?})"), &slice);
@@ -101,12 +102,12 @@ pub fn split_heads<'a>(
     parts: &'a [Part<'_, 3>; 3],
     dims: &Dims,
     rec: &mut impl Recorder,
-) -> Result<Heads<'a>, TensorOpError> {
+) -> Result<Heads<'a>, Error> {
     rec.step(format_args!(
         "2 · split heads: reshape, permute [B, H, T, D]"
     ));
     let split = dims.split();
-    let mut heads = |part: &'a Part<'_, 3>, name: &str| -> Result<View<'a, 4>, TensorOpError> {
+    let mut heads = |part: &'a Part<'_, 3>, name: &str| -> Result<View<'a, 4>, Error> {
         let reshaped = part.view().reshape(split)?;
         rec.view(format_args!("{name}.reshape([B, T, H, D])"), &reshaped);
         let permuted = reshaped.permute([0, 2, 1, 3])?;
@@ -126,10 +127,7 @@ pub fn split_heads<'a>(
 ///
 /// # Errors
 /// None for a rank-4 view (the axes are in range).
-pub fn transpose_keys<'a>(
-    k: &View<'a, 4>,
-    rec: &mut impl Recorder,
-) -> Result<View<'a, 4>, TensorOpError> {
+pub fn transpose_keys<'a>(k: &View<'a, 4>, rec: &mut impl Recorder) -> Result<View<'a, 4>, Error> {
     rec.step(format_args!("3 · Kᵀ = K.transpose(2, 3)"));
     let kt = k.transpose(2, 3)?;
     rec.view(format_args!("Kᵀ = K.transpose(2, 3)"), &kt);
@@ -151,11 +149,11 @@ pub fn scores(
     q: &View<'_, 4>,
     kt: &View<'_, 4>,
     rec: &mut impl Recorder,
-) -> Result<Tensor<4>, TensorOpError> {
+) -> Result<Tensor<4>, Error> {
     let dots = matmul(q, kt)?;
     rec.owner(format_args!("Q·Kᵀ = matmul(Q, Kᵀ)"), Made::Temporary, &dots);
     let scale = (q.shape()[3] as f64).sqrt();
-    map_unary(&dots.view(), |s| s / scale)
+    Ok(map_unary(&dots.view(), |s| s / scale)?)
 }
 
 /// Every owner of the attention step, kept alive so a layout trace never
@@ -193,7 +191,7 @@ pub fn attention(
     heads: &Heads<'_>,
     kt: &View<'_, 4>,
     rec: &mut impl Recorder,
-) -> Result<Attention, TensorOpError> {
+) -> Result<Attention, Error> {
     let seq = heads.q.shape()[2];
     rec.step(format_args!("4a · causal mask over all T positions"));
     let positions: Tensor<1, usize> = Tensor::from_fn([seq], |[i]| i)?;
@@ -265,7 +263,7 @@ pub fn merge_heads<'a>(
     y: View<'a, 4>,
     name: &str,
     rec: &mut impl Recorder,
-) -> Result<Part<'a, 3>, TensorOpError> {
+) -> Result<Part<'a, 3>, Error> {
     let permuted = y.permute([0, 2, 1, 3])?;
     rec.view(format_args!("{name}.permute([0, 2, 1, 3])"), &permuted);
     let [b, t, h, d] = *permuted.shape();

@@ -1,14 +1,14 @@
-//! Typed errors, one enum per layer (owner, view, operation).
+//! Typed errors, one enum per layer (owner, view, operation), and the
+//! crate-wide [`Error`](enum@Error) each of them converts into.
 //!
-//! Variant names and fields follow the course chapters this crate
-//! implements (views and copies; broadcasting and reductions), so the
-//! chapters read true against this crate. Every message names the
-//! operation that failed and the numbers that made it fail.
+//! Every message names the operation that failed and the numbers that made
+//! it fail. The enums are `#[non_exhaustive]`: new operations add variants.
 
 use thiserror::Error;
 
 /// Errors of owned tensors and of the shape arithmetic underneath everything.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum TensorError {
     /// A rank known only at run time differs from the one requested
     /// (`DynTensor::into_ranked`, `TryFrom`, a dynamic index of the wrong length).
@@ -52,6 +52,7 @@ pub enum TensorError {
 
 /// Errors of borrowed views and their zero-copy transforms.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum TensorViewError {
     /// A shape, index or allocation error of the layer below.
     #[error(transparent)]
@@ -141,13 +142,11 @@ pub enum TensorViewError {
 
 /// Errors of broadcasting, elementwise maps, reductions and matrix products.
 #[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
 pub enum TensorOpError {
     /// A shape arithmetic error of the layer below (e.g. `ShapeOverflow` of a broadcast shape).
     #[error(transparent)]
     Tensor(#[from] TensorError),
-    /// A view error (e.g. a rank mismatch of a dynamic operand).
-    #[error(transparent)]
-    View(#[from] TensorViewError),
     /// Broadcasting (NumPy's rule): the aligned extents differ and neither is 1.
     #[error(
         "broadcast: output axis {axis} pairs extent {left_dimension} (left) with {right_dimension} (right); they must be equal or one of them 1"
@@ -212,4 +211,40 @@ pub enum TensorOpError {
         /// The offending operand's rank.
         rank: usize,
     },
+}
+
+/// Any error of this crate: each layer's enum converts into it with `?`, so
+/// model code can return one error type.
+///
+/// ```
+/// use llm_from_scratch::prelude::*;
+///
+/// fn last_token_logits(hidden: &Tensor<2>, wte: &Tensor<2>) -> Result<Tensor<2>, llm_from_scratch::Error> {
+///     let t = hidden.shape()[0];
+///     let last = hidden.view().slice(0, t - 1..t)?;       // a view error
+///     let logits = matmul(&last, &wte.view().transpose(0, 1)?)?; // an op error
+///     let _check = logits.get([0, 0])?;                    // a tensor error
+///     Ok(logits)
+/// }
+/// let hidden = Tensor::from_vec([2, 2], vec![1.0, 0.0, 0.0, 1.0])?;
+/// let wte = Tensor::from_vec([3, 2], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+/// assert_eq!(last_token_logits(&hidden, &wte)?.as_slice(), &[2.0, 4.0, 6.0]);
+/// # Ok::<(), llm_from_scratch::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// An owner or shape error.
+    #[error(transparent)]
+    Tensor(#[from] TensorError),
+    /// A view or view-transform error.
+    #[error(transparent)]
+    View(#[from] TensorViewError),
+    /// An operation error (broadcast, map, reduction, matmul, ...).
+    #[error(transparent)]
+    Op(#[from] TensorOpError),
+    /// A safetensors weights error.
+    #[cfg(feature = "safetensors")]
+    #[error(transparent)]
+    Weights(#[from] crate::tensor::weights::WeightsError),
 }

@@ -31,9 +31,9 @@
 //! `-C target-cpu=native` get wider tiles through `VECTOR_BYTES` with no
 //! code change and come within 1.1-1.7× of it.
 
-use super::Strided;
 use crate::tensor::float::Float;
-use crate::tensor::layout;
+use crate::tensor::shape::broadcast::broadcast_strides;
+use crate::tensor::traverse::Strided;
 
 /// The width of the vector registers this build may use (compile-time
 /// target features; safe Rust has no run-time dispatch).
@@ -98,13 +98,13 @@ pub(crate) fn matmul<F: Float>(
     let mut right_batch = vec![0; rank - 2];
     let left_split = left_rank - 2;
     let right_split = right_rank - 2;
-    layout::broadcast_strides(
+    broadcast_strides(
         &left.shape[..left_split],
         &left.strides[..left_split],
         batch_shape,
         &mut left_batch,
     );
-    layout::broadcast_strides(
+    broadcast_strides(
         &right.shape[..right_split],
         &right.strides[..right_split],
         batch_shape,

@@ -9,6 +9,8 @@
 /// Outer axes kept inline (no heap) by a plan; more spill to a `Vec`.
 const INLINE_AXES: usize = 8;
 
+use crate::tensor::shape::dims::{Dims, DynDims};
+
 /// The outer axes of a plan, `(extent, stride per operand)`, outermost
 /// first: inline up to [`INLINE_AXES`], so planning allocates nothing
 /// (as three `Vec`s they cost ~200 instructions per call under callgrind,
@@ -127,13 +129,14 @@ impl<const N: usize> Plan<N> {
     }
 
     /// The number of outer axes left after coalescing.
+    #[cfg(test)]
     pub(crate) fn outer_rank(&self) -> usize {
         self.outer.len
     }
 
-    /// Outer extent and per-operand stride of outer axis `axis`.
-    pub(crate) fn outer_axis(&self, axis: usize) -> (usize, [usize; N]) {
-        self.outer.as_slice()[axis]
+    /// The outer axes, `(extent, stride per operand)`, outermost first.
+    pub(crate) fn outer_axes(&self) -> &[(usize, [usize; N])] {
+        self.outer.as_slice()
     }
 
     /// Calls `run(starts)` once per innermost run, in logical row-major order;
@@ -141,25 +144,16 @@ impl<const N: usize> Plan<N> {
     ///
     /// The last outer axis is a plain counted loop (no odometer step per
     /// run), so layouts with many short runs (split/merge heads: runs of 64)
-    /// pay little per run; the odometer state lives on the stack (on the
-    /// heap only beyond `INLINE_AXES` outer axes).
+    /// pay little per run.
     pub(crate) fn for_each_run(&self, mut run: impl FnMut([usize; N])) {
         if self.len == 0 {
             return;
         }
-        let outer = self.outer.as_slice();
-        let Some((&(extent, step), others)) = outer.split_last() else {
+        let Some((&(extent, step), others)) = self.outer_axes().split_last() else {
             run(self.bases);
             return;
         };
-        let mut inline_position = [0_usize; INLINE_AXES];
-        let mut spilled_position = Vec::new();
-        let position: &mut [usize] = if others.len() <= INLINE_AXES {
-            &mut inline_position[..others.len()]
-        } else {
-            spilled_position.resize(others.len(), 0);
-            &mut spilled_position
-        };
+        let mut position = DynDims::zeros(others.len());
         let mut starts = self.bases;
         loop {
             let mut at = starts;
@@ -170,27 +164,78 @@ impl<const N: usize> Plan<N> {
                 }
                 run(at);
             }
-            // Odometer over the other outer axes, last axis fastest.
-            let mut axis = others.len();
-            loop {
-                if axis == 0 {
-                    return;
-                }
-                axis -= 1;
-                let (axis_extent, axis_strides) = others[axis];
-                position[axis] += 1;
-                if position[axis] < axis_extent {
-                    for (start, stride) in starts.iter_mut().zip(axis_strides) {
-                        *start += stride;
-                    }
-                    break;
-                }
-                position[axis] = 0;
-                for (start, stride) in starts.iter_mut().zip(axis_strides) {
-                    *start -= (axis_extent - 1) * stride;
-                }
+            if !advance(others, position.as_mut_slice(), &mut starts) {
+                return;
             }
         }
+    }
+
+    /// A resumable cursor over the run starts, for iterators.
+    pub(crate) fn runs(&self) -> Runs<N> {
+        Runs {
+            position: DynDims::zeros(self.outer.len),
+            next: (self.len != 0).then_some(self.bases),
+        }
+    }
+}
+
+/// Steps the run starts of `axes` (see [`odometer`]).
+pub(crate) fn advance<const N: usize>(
+    axes: &[(usize, [usize; N])],
+    position: &mut [usize],
+    starts: &mut [usize; N],
+) -> bool {
+    odometer(position, |axis| axes[axis], starts)
+}
+
+/// The next coordinate of a row-major walk over `shape`; `false` after the
+/// last one (see [`odometer`]).
+pub(crate) fn next_index(shape: &[usize], index: &mut [usize]) -> bool {
+    odometer(index, |axis| (shape[axis], []), &mut [])
+}
+
+/// The one odometer: steps a row-major `position` (last axis fastest) over
+/// the extents `axis(a).0` and moves the operands' `starts` by the strides
+/// `axis(a).1` with it. Returns `false` after the last position (then
+/// `position` is back at zero and `starts` at their beginning).
+#[inline]
+fn odometer<const N: usize>(
+    position: &mut [usize],
+    axis: impl Fn(usize) -> (usize, [usize; N]),
+    starts: &mut [usize; N],
+) -> bool {
+    for (a, index) in position.iter_mut().enumerate().rev() {
+        let (extent, strides) = axis(a);
+        *index += 1;
+        if *index < extent {
+            for (start, stride) in starts.iter_mut().zip(strides) {
+                *start += stride;
+            }
+            return true;
+        }
+        *index = 0;
+        for (start, stride) in starts.iter_mut().zip(strides) {
+            *start -= (extent - 1) * stride;
+        }
+    }
+    false
+}
+
+/// The state of [`Plan::runs`]: where the next run starts.
+#[derive(Debug, Clone)]
+pub(crate) struct Runs<const N: usize> {
+    position: DynDims,
+    next: Option<[usize; N]>,
+}
+
+impl<const N: usize> Runs<N> {
+    /// The start of the next run of `plan`, or `None` after the last.
+    pub(crate) fn next(&mut self, plan: &Plan<N>) -> Option<[usize; N]> {
+        let current = self.next?;
+        let mut starts = current;
+        self.next =
+            advance(plan.outer_axes(), self.position.as_mut_slice(), &mut starts).then_some(starts);
+        Some(current)
     }
 }
 
@@ -211,8 +256,42 @@ pub(crate) fn run_iter<T: Copy>(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
+
+    /// Offsets coordinate by coordinate, no coalescing.
+    pub(crate) fn naive_offsets(shape: &[usize], strides: &[usize], base: usize) -> Vec<usize> {
+        let mut offsets = Vec::new();
+        if shape.contains(&0) {
+            return offsets;
+        }
+        let mut index = vec![0; shape.len()];
+        loop {
+            offsets.push(base + index.iter().zip(strides).map(|(i, s)| i * s).sum::<usize>());
+            if !next_index(shape, &mut index) {
+                return offsets;
+            }
+        }
+    }
+
+    #[test]
+    fn runs_cursor_matches_for_each_run() {
+        let plan = Plan::new(&[3, 4, 2], [&[1, 6, 3]], [2]);
+        let mut expected = Vec::new();
+        plan.for_each_run(|[s]| expected.push(s));
+        let mut runs = plan.runs();
+        let mut seen = Vec::new();
+        while let Some([s]) = runs.next(&plan) {
+            seen.push(s);
+        }
+        assert_eq!(seen, expected);
+        assert_eq!(
+            Plan::new(&[2, 0], [&[1, 1]], [0])
+                .runs()
+                .next(&Plan::new(&[2, 0], [&[1, 1]], [0])),
+            None
+        );
+    }
 
     #[test]
     fn dense_layout_is_one_run() {
@@ -237,7 +316,6 @@ mod tests {
 
     #[test]
     fn runs_of_several_outer_axes_follow_row_major_order() {
-        use super::super::offsets::StridedOffsets;
         // A permuted [4, 3, 5, 2] owner (strides [30, 10, 2, 1]) as [5, 3, 4, 2].
         let (shape, strides) = ([5, 3, 4, 2], [2, 10, 30, 1]);
         let plan = Plan::new(&shape, [&strides, &[24, 8, 2, 1]], [3, 0]);
@@ -245,7 +323,8 @@ mod tests {
         plan.for_each_run(|[x, o]| {
             seen.extend((0..plan.run_len).map(|k| (x + k * plan.run_strides[0], o + k)));
         });
-        let expected: Vec<_> = StridedOffsets::new(&shape, &strides, 3, 120)
+        let expected: Vec<_> = naive_offsets(&shape, &strides, 3)
+            .into_iter()
             .zip(0..120)
             .collect();
         assert_eq!(seen, expected);
@@ -253,7 +332,6 @@ mod tests {
 
     #[test]
     fn many_outer_axes_spill_and_keep_their_order() {
-        use super::super::offsets::StridedOffsets;
         // Axes that never coalesce (strides growing inward): 12 and 9 axes
         // of extent 2, i.e. 11 outer axes (spilled) and 8 (back inline).
         for rank in [12, 9] {
@@ -263,7 +341,7 @@ mod tests {
             assert_eq!((plan.outer_rank(), plan.run_len), (rank - 1, 2));
             let mut seen = Vec::new();
             plan.for_each_run(|[x]| seen.extend([x, x + plan.run_strides[0]]));
-            let expected: Vec<_> = StridedOffsets::new(&shape, &strides, 0, 1 << rank).collect();
+            let expected = naive_offsets(&shape, &strides, 0);
             assert_eq!(seen, expected, "rank {rank}");
         }
     }

@@ -19,9 +19,11 @@
 //! The fold is a type parameter ([`Sum`], [`Max`]), so each kernel is
 //! compiled once per fold with the step inlined into its inner loop.
 
-use super::offsets::StridedOffsets;
-use super::plan::{Plan, run_iter};
+use super::partial_max::{PartialMax, STREAM_BLOCK};
 use crate::tensor::float::{Float, max_step};
+use crate::tensor::shape::layout::row_major_strides;
+use crate::tensor::traverse::offsets::StridedOffsets;
+use crate::tensor::traverse::plan::{Plan, run_iter};
 
 /// Groups folded side by side by the innermost-axis kernels.
 const LANES: usize = 8;
@@ -42,9 +44,6 @@ pub(crate) enum Fold {
 trait Step<F: Float>: Copy {
     /// Leading values of a group that seed the accumulator (0 or 1).
     const SEEDED: usize;
-    /// Whether [`Step::dense`] is exact under any grouping, so a dense
-    /// innermost group may be folded on its own with partial results.
-    const REGROUPS: bool;
     /// The accumulator before the values after the seed are folded in.
     fn seed(first: F) -> F;
     /// One step of the ascending fold.
@@ -68,7 +67,6 @@ struct Sum;
 
 impl<F: Float> Step<F> for Sum {
     const SEEDED: usize = 0;
-    const REGROUPS: bool = false;
     #[inline(always)]
     fn seed(_first: F) -> F {
         F::ZERO
@@ -85,7 +83,6 @@ struct Max;
 
 impl<F: Float> Step<F> for Max {
     const SEEDED: usize = 1;
-    const REGROUPS: bool = true;
     #[inline(always)]
     fn seed(first: F) -> F {
         first
@@ -136,33 +133,62 @@ pub(crate) fn reduce<F: Float>(input: &Reduce<'_, '_, F>, fold: Fold, out: &mut 
         out.fill(F::ZERO);
         return;
     }
+    let strategy = ReduceStrategy::of(input, fold);
     match fold {
-        Fold::Sum => reduce_with::<F, Sum>(input, out),
-        Fold::Max => reduce_with::<F, Max>(input, out),
+        Fold::Sum => reduce_with::<F, Sum>(input, strategy, out),
+        Fold::Max => reduce_with::<F, Max>(input, strategy, out),
     }
 }
 
-fn reduce_with<F: Float, S: Step<F>>(input: &Reduce<'_, '_, F>, out: &mut [F]) {
-    let axis_stride = input.strides[input.axis];
-    let innermost = input
-        .shape
-        .iter()
-        .zip(input.strides)
-        .enumerate()
-        .all(|(a, (&e, &s))| a == input.axis || e <= 1 || s >= axis_stride);
+/// How a reduction visits its groups: data a test can inspect.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ReduceStrategy {
+    /// Max over a dense innermost axis: interleaved partial maxima per group.
+    DenseGroups,
+    /// The reduced axis is innermost in memory: `LANES` groups side by side.
+    Lanes,
+    /// The reduced axis is outer in memory: whole slices `x[.., i, ..]`
+    /// folded into the output block by block.
+    Rows,
+}
+
+impl ReduceStrategy {
+    /// The strategy for `input` and `fold` (the axis must be non-empty).
+    pub(crate) fn of<F>(input: &Reduce<'_, '_, F>, fold: Fold) -> Self {
+        let axis_stride = input.strides[input.axis];
+        let innermost = input
+            .shape
+            .iter()
+            .zip(input.strides)
+            .enumerate()
+            .all(|(a, (&e, &s))| a == input.axis || e <= 1 || s >= axis_stride);
+        let extent = input.shape[input.axis];
+        if fold == Fold::Max && innermost && axis_stride == 1 && extent >= 2 * LANES {
+            ReduceStrategy::DenseGroups
+        } else if innermost {
+            ReduceStrategy::Lanes
+        } else {
+            ReduceStrategy::Rows
+        }
+    }
+}
+
+fn reduce_with<F: Float, S: Step<F>>(
+    input: &Reduce<'_, '_, F>,
+    strategy: ReduceStrategy,
+    out: &mut [F],
+) {
     let mut group_shape = input.shape.to_vec();
     let mut group_strides = input.strides.to_vec();
     group_shape.remove(input.axis);
     group_strides.remove(input.axis);
-    let starts = StridedOffsets::new(&group_shape, &group_strides, input.base, out.len());
-    let extent = input.shape[input.axis];
-    if S::REGROUPS && innermost && axis_stride == 1 && extent >= 2 * LANES {
-        // Max over a dense innermost axis: exact with partial maxima.
-        dense_groups::<F, S>(input.data, extent, starts, out);
-    } else if innermost {
-        lanes::<F, S>(input, starts, out);
-    } else {
-        rows::<F, S>(input, &group_shape, &group_strides, out);
+    let starts = StridedOffsets::new(&group_shape, &group_strides, input.base);
+    match strategy {
+        ReduceStrategy::DenseGroups => {
+            dense_groups::<F, S>(input.data, input.shape[input.axis], starts, out);
+        }
+        ReduceStrategy::Lanes => lanes::<F, S>(input, starts, out),
+        ReduceStrategy::Rows => rows::<F, S>(input, &group_shape, &group_strides, out),
     }
 }
 
@@ -198,7 +224,7 @@ fn rows<F: Float, S: Step<F>>(
 ) {
     let mut out_strides = vec![0; group_shape.len()];
     // The output is dense row-major over the group shape.
-    let _ = crate::tensor::layout::row_major_strides(group_shape, &mut out_strides);
+    let _ = row_major_strides(group_shape, &mut out_strides);
     let plan = Plan::new(group_shape, [&out_strides, group_strides], [0, input.base]);
     let n = plan.run_len;
     let rows = Rows {
@@ -344,79 +370,6 @@ fn lanes<F: Float, S: Step<F>>(
     }
 }
 
-/// Values of one group read before moving to the next group's block.
-const STREAM_BLOCK: usize = 32;
-/// Interleaved partial maxima per group (a vector register's worth or two).
-const WIDTH: usize = 8;
-
-/// The running state of [`Max::dense`]: `WIDTH` interleaved partial maxima
-/// (`x > m`, which ignores NaN) and a NaN flag per lane. The update loop
-/// vectorizes (`maxpd`, `cmpunordpd`).
-///
-/// Exactness: if no NaN was seen and the maximum is not zero, every value
-/// equal to the maximum has the same bits, so the maximum is the answer of
-/// the sequential fold whatever the grouping; a NaN (the first one's bits
-/// must win) or a zero maximum (-0.0 and +0.0 tie, the earlier wins) makes
-/// [`PartialMax::finish`] fold that group sequentially instead.
-#[derive(Clone, Copy)]
-struct PartialMax<F> {
-    best: [F; WIDTH],
-    nan: [bool; WIDTH],
-}
-
-impl<F: Float> PartialMax<F> {
-    fn new(first: F) -> Self {
-        Self {
-            best: [first; WIDTH],
-            nan: [false; WIDTH],
-        }
-    }
-
-    /// Folds `values` (any length) into the lanes; a tail shorter than `WIDTH` goes to lane 0.
-    // An index loop: the zip form clippy suggests is not vectorized by
-    // rustc 1.95 (3× the instructions under callgrind).
-    #[allow(clippy::needless_range_loop)]
-    #[inline(always)]
-    fn update(&mut self, values: &[F]) {
-        let mut chunks = values.chunks_exact(WIDTH);
-        for chunk in &mut chunks {
-            for k in 0..WIDTH {
-                let value = chunk[k];
-                self.nan[k] |= value.is_nan();
-                self.best[k] = if value > self.best[k] {
-                    value
-                } else {
-                    self.best[k]
-                };
-            }
-        }
-        for &value in chunks.remainder() {
-            self.nan[0] |= value.is_nan();
-            self.best[0] = if value > self.best[0] {
-                value
-            } else {
-                self.best[0]
-            };
-        }
-    }
-
-    /// The exact max-policy result for `group`, the values folded into `self`.
-    fn finish(&self, group: &[F]) -> F {
-        let mut maximum = group[0];
-        for &value in &self.best {
-            if value > maximum {
-                maximum = value;
-            }
-        }
-        if self.nan.iter().any(|&flag| flag) || maximum == F::ZERO {
-            return group[1..]
-                .iter()
-                .fold(group[0], |acc, &value| max_step(acc, value));
-        }
-        maximum
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -428,8 +381,7 @@ mod tests {
         let mut group_strides = input.strides.to_vec();
         group_shape.remove(axis);
         group_strides.remove(axis);
-        let groups = group_shape.iter().product();
-        StridedOffsets::new(&group_shape, &group_strides, input.base, groups)
+        StridedOffsets::new(&group_shape, &group_strides, input.base)
             .map(|start| {
                 let at = |i: usize| input.data[start + i * input.strides[axis]];
                 match fold {
@@ -509,6 +461,39 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn the_strategy_follows_the_reduced_axis_in_memory() {
+        let data = [0.0; 64];
+        let input = |shape: &'static [usize], strides: &'static [usize], axis| Reduce {
+            data: &data,
+            shape,
+            strides,
+            base: 0,
+            axis,
+        };
+        // Rows of [4, 16]: axis 1 is innermost and dense, axis 0 is outer.
+        let rows = input(&[4, 16], &[16, 1], 1);
+        assert_eq!(
+            ReduceStrategy::of(&rows, Fold::Max),
+            ReduceStrategy::DenseGroups
+        );
+        assert_eq!(ReduceStrategy::of(&rows, Fold::Sum), ReduceStrategy::Lanes);
+        let columns = input(&[4, 16], &[16, 1], 0);
+        assert_eq!(
+            ReduceStrategy::of(&columns, Fold::Sum),
+            ReduceStrategy::Rows
+        );
+        // The transpose: axis 0 is now the innermost in memory, with stride 1.
+        let transposed = input(&[16, 4], &[1, 16], 0);
+        assert_eq!(
+            ReduceStrategy::of(&transposed, Fold::Max),
+            ReduceStrategy::DenseGroups
+        );
+        // Short dense groups are not worth partial maxima.
+        let short = input(&[8, 8], &[8, 1], 1);
+        assert_eq!(ReduceStrategy::of(&short, Fold::Max), ReduceStrategy::Lanes);
     }
 
     #[test]

@@ -4,8 +4,8 @@
 //! order, left value first, never for an empty output; the fast paths below
 //! change only how values are fetched, not that order.
 
-use super::plan::{Plan, run_iter};
-use super::sink::Sink;
+use crate::tensor::traverse::plan::{Plan, run_iter};
+use crate::tensor::traverse::sink::Sink;
 
 /// One operand: its storage and a checked layout (`strides` already
 /// effective, i.e. 0 on broadcast axes, when used by `map_binary`).
@@ -77,9 +77,9 @@ pub(crate) fn map_binary<A: Copy, B: Copy, C: Copy>(
 
 #[cfg(test)]
 mod tests {
-    use super::super::offsets::StridedOffsets;
-    use super::super::sink::SliceSink;
     use super::*;
+    use crate::tensor::traverse::offsets::StridedOffsets;
+    use crate::tensor::traverse::sink::SliceSink;
 
     /// The (left, right) pairs in logical row-major order, by the offset cursor.
     fn expected_pairs(
@@ -87,9 +87,8 @@ mod tests {
         left: Operand<'_, '_, u32>,
         right: Operand<'_, '_, u32>,
     ) -> Vec<(u32, u32)> {
-        let len = shape.iter().product();
-        let l = StridedOffsets::new(shape, left.strides, left.base, len);
-        let r = StridedOffsets::new(shape, right.strides, right.base, len);
+        let l = StridedOffsets::new(shape, left.strides, left.base);
+        let r = StridedOffsets::new(shape, right.strides, right.base);
         l.zip(r)
             .map(|(i, j)| (left.data[i], right.data[j]))
             .collect()

@@ -1,122 +1,13 @@
-//! Printing: nested values like NumPy's `print`, and the layout trace table
-//! of the views chapter (shape, strides, base offset, logical offsets, contiguity,
-//! shared owner or new owner).
+//! `LayoutTrace`: a table with one row per view or owner, telling whether
+//! its values live in an existing owner's storage or in a new one.
 
-use super::dynamic::{DynTensor, DynView};
-use super::kernels::Strided;
-use super::layout;
-use super::storage::Tensor;
-use super::view::View;
-use std::fmt::{self, Display, Formatter, Write as _};
-
-/// Above this many values, print only `EDGE` items at each end of every axis (NumPy's default).
-const SUMMARY_THRESHOLD: usize = 1000;
-const EDGE: usize = 3;
-
-/// Writes the values of a checked layout in nested brackets, row-major.
-///
-/// Summarizes (NumPy's `threshold` / `edgeitems`) when the layout has more
-/// than `SUMMARY_THRESHOLD` positions, counting an empty axis as one so that
-/// a valid empty shape like `[usize::MAX, 0]` prints in bounded space too.
-/// Reads each printed value by its offset: nothing proportional to the
-/// view's length is allocated.
-fn nested<T: Display>(
-    f: &mut Formatter<'_>,
-    data: &[T],
-    shape: &[usize],
-    strides: &[usize],
-    base: usize,
-) -> fmt::Result {
-    // An empty layout is never read: its base and strides (which may be
-    // anything for an empty view) must not enter the offset arithmetic.
-    let zeros = vec![0; shape.len()];
-    let (strides, base) = if shape.contains(&0) {
-        (&zeros[..], 0)
-    } else {
-        (strides, base)
-    };
-    let positions = shape.iter().fold(1_usize, |count, &extent| {
-        count.saturating_mul(extent.max(1))
-    });
-    let layout = Layout {
-        data,
-        shape,
-        strides,
-        summarize: positions > SUMMARY_THRESHOLD,
-    };
-    layout.write_axis(f, 0, base)
-}
-
-struct Layout<'a, 's, T> {
-    data: &'a [T],
-    shape: &'s [usize],
-    strides: &'s [usize],
-    summarize: bool,
-}
-
-impl<T: Display> Layout<'_, '_, T> {
-    fn write_axis(&self, f: &mut Formatter<'_>, depth: usize, offset: usize) -> fmt::Result {
-        if depth == self.shape.len() {
-            return write!(f, "{}", self.data[offset]);
-        }
-        let extent = self.shape[depth];
-        let inner = self.shape.len() - depth - 1;
-        let separator = if inner == 0 {
-            ", ".to_string()
-        } else {
-            format!(",{}{}", "\n".repeat(inner), " ".repeat(depth + 1))
-        };
-        let elide = self.summarize && extent > 2 * EDGE;
-        let indices: Box<dyn Iterator<Item = usize>> = if elide {
-            Box::new((0..EDGE).chain(extent - EDGE..extent))
-        } else {
-            Box::new(0..extent)
-        };
-        f.write_char('[')?;
-        for (position, index) in indices.enumerate() {
-            if position > 0 {
-                f.write_str(&separator)?;
-            }
-            if elide && position == EDGE {
-                f.write_str("...")?;
-                f.write_str(&separator)?;
-            }
-            // In bounds: the layout was checked when the view was made.
-            let next = offset + index * self.strides[depth];
-            self.write_axis(f, depth + 1, next)?;
-        }
-        f.write_char(']')
-    }
-}
-
-/// Nested values in brackets, like NumPy: `[[10, 11, 12],\n [20, 21, 22]]`;
-/// a scalar prints as its value. Large tensors are summarized with `...`.
-impl<const R: usize, T: Display> Display for Tensor<R, T> {
-    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        nested(f, self.as_slice(), self.shape(), self.strides(), 0)
-    }
-}
-
-/// The view's logical values, nested as for [`Tensor`].
-impl<const R: usize, T: Display> Display for View<'_, R, T> {
-    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        let (shape, strides) = (self.shape(), self.strides());
-        nested(f, self.storage(), shape, strides, self.base_offset())
-    }
-}
-
-impl<T: Display> Display for DynTensor<T> {
-    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        nested(f, self.as_slice(), self.shape(), self.strides(), 0)
-    }
-}
-
-impl<T: Display> Display for DynView<'_, T> {
-    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        let (shape, strides) = (self.shape(), self.strides());
-        nested(f, self.storage(), shape, strides, self.base_offset())
-    }
-}
+use super::array::dynamic::{DynTensor, DynView};
+use super::array::owned::Tensor;
+use super::array::view::View;
+use super::shape::dims::Dims;
+use super::shape::layout::Layout;
+use super::traverse::offsets::StridedOffsets;
+use std::fmt::{self, Display, Formatter};
 
 /// How many logical offsets a trace row lists before eliding the rest.
 const TRACE_OFFSETS: usize = 8;
@@ -142,7 +33,7 @@ pub struct TraceRow {
     pub rejected: bool,
 }
 
-/// The views chapter's comparison table: one row per view or owner, telling whether
+/// A comparison table of layouts: one row per view or owner, telling whether
 /// its values live in an existing owner's storage or in a new one.
 ///
 /// Owners are recognised by their storage address, so a row can only say
@@ -185,26 +76,24 @@ impl LayoutTrace {
     /// Adds a row "new owner `label`" for an owner and remembers its storage.
     pub fn owner<const R: usize, T>(&mut self, label: &str, tensor: &Tensor<R, T>) -> &mut Self {
         self.register(label, tensor.as_slice());
-        let view = tensor.view();
-        self.push(true, label, view.strided(), view.len())
+        self.push(true, label, tensor.as_slice(), &tensor.layout)
     }
 
     /// Adds a row for a view: "shares `owner`" when it borrows the storage of
     /// an owner added before, otherwise "borrows unregistered storage".
     pub fn view<const R: usize, T>(&mut self, label: &str, view: &View<'_, R, T>) -> &mut Self {
-        self.push(false, label, view.strided(), view.len())
+        self.push(false, label, view.data, &view.layout)
     }
 
     /// Adds a row for a dynamic view.
     pub fn dyn_view<T>(&mut self, label: &str, view: &DynView<'_, T>) -> &mut Self {
-        self.push(false, label, view.strided(), view.len())
+        self.push(false, label, view.data, &view.layout)
     }
 
     /// Adds a row for an owner whose rank is known only at run time.
     pub fn dyn_owner<T>(&mut self, label: &str, tensor: &DynTensor<T>) -> &mut Self {
         self.register(label, tensor.as_slice());
-        let view = tensor.view();
-        self.push(true, label, view.strided(), view.len())
+        self.push(true, label, tensor.as_slice(), &tensor.layout)
     }
 
     /// Names a borrowed buffer that is not a [`Tensor`] (a weights file, a
@@ -234,19 +123,13 @@ impl LayoutTrace {
         self.owners.push((address.0, address.1, label.to_string()));
     }
 
-    fn push<T>(
+    fn push<T, D: Dims>(
         &mut self,
         owner: bool,
         label: &str,
-        layout: Strided<'_, '_, T>,
-        len: usize,
+        storage: &[T],
+        layout: &Layout<D>,
     ) -> &mut Self {
-        let Strided {
-            data: storage,
-            shape,
-            strides,
-            base: base_offset,
-        } = layout;
         let address = (storage.as_ptr() as usize, storage.len());
         // Newest first: an owner registered last is the live one at that address.
         let known = self
@@ -259,15 +142,14 @@ impl LayoutTrace {
             Some((_, _, name)) => format!("shares {name}"),
             None => "borrows unregistered storage".to_string(),
         };
-        let offsets =
-            super::kernels::offsets::StridedOffsets::new(shape, strides, base_offset, len);
+        let offsets = StridedOffsets::new(layout.shape(), layout.strides(), layout.base_offset);
         self.rows.push(TraceRow {
             label: label.to_string(),
-            shape: shape.to_vec(),
-            strides: strides.to_vec(),
-            base_offset,
-            offsets: (offsets.take(TRACE_OFFSETS).collect(), len),
-            contiguous: layout::is_contiguous(shape, strides),
+            shape: layout.shape().to_vec(),
+            strides: layout.strides().to_vec(),
+            base_offset: layout.base_offset,
+            offsets: (offsets.take(TRACE_OFFSETS).collect(), layout.len),
+            contiguous: layout.is_contiguous(),
             storage,
             rejected: false,
         });
@@ -355,21 +237,4 @@ impl Display for LayoutTrace {
         }
         Ok(())
     }
-}
-
-/// `Debug` of a view: its layout only (shape, strides, base offset, length
-/// and the owner's storage length), so a small view of a large owner prints small.
-pub(crate) fn debug_layout<T>(
-    f: &mut Formatter<'_>,
-    name: &str,
-    layout: Strided<'_, '_, T>,
-    len: usize,
-) -> fmt::Result {
-    f.debug_struct(name)
-        .field("shape", &layout.shape)
-        .field("strides", &layout.strides)
-        .field("base_offset", &layout.base)
-        .field("len", &len)
-        .field("storage_len", &layout.data.len())
-        .finish()
 }

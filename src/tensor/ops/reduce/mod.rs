@@ -2,15 +2,19 @@
 //!
 //! The shared rules are in the [`ops` module docs](crate::tensor::ops#reductions).
 
+mod kernel;
+mod partial_max;
+
 use super::{check_output_shape, output_buffer};
+use crate::tensor::array::owned::Tensor;
+use crate::tensor::array::view::AsView;
 use crate::tensor::error::TensorOpError;
 use crate::tensor::float::Float;
-use crate::tensor::kernels::Strided;
-use crate::tensor::kernels::reduce::{Fold, Reduce, reduce};
-use crate::tensor::layout;
-use crate::tensor::rank::{Rank, ReduceDim};
-use crate::tensor::storage::Tensor;
-use crate::tensor::view::View;
+use crate::tensor::shape::dims::{Dims, DynDims};
+use crate::tensor::shape::layout::checked_len;
+use crate::tensor::shape::rank::{Rank, ReduceDim};
+use crate::tensor::traverse::Strided;
+use kernel::{Fold, Reduce, reduce};
 
 /// Which reduction: sum, mean or max.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,16 +26,15 @@ pub(crate) enum Reduction {
 
 /// Rank-erased reduction shared by the ranked and dynamic APIs.
 ///
-/// Checks in the course chapters' order: axis bound, then an empty selected axis
-/// (mean, max), then writes the output shape into `out_shape` and returns
-/// its element count. `run` then computes into a buffer of that length.
-pub(crate) fn reduce_core<F: Float>(
+/// Checks in this order: axis bound, then an empty selected axis (mean,
+/// max); returns the output shape and its element count. `run` then
+/// computes into a buffer of that length.
+pub(crate) fn reduce_core<F, D: Dims>(
     input: Strided<'_, '_, F>,
     axis: usize,
     keep_dim: bool,
     reduction: Reduction,
-    out_shape: &mut [usize],
-) -> Result<usize, TensorOpError> {
+) -> Result<(D, usize), TensorOpError> {
     let rank = input.shape.len();
     if axis >= rank {
         return Err(TensorOpError::ReductionAxisOutOfBounds { axis, rank });
@@ -43,8 +46,17 @@ pub(crate) fn reduce_core<F: Float>(
             Reduction::Sum => {}
         }
     }
-    layout::reduced_shape(input.shape, axis, keep_dim, out_shape);
-    Ok(layout::checked_len(out_shape)?)
+    let rank = if keep_dim { rank } else { rank - 1 };
+    let mut shape = D::zeros(rank);
+    let mut position = 0;
+    for (source_axis, &extent) in input.shape.iter().enumerate() {
+        if source_axis != axis || keep_dim {
+            shape.as_mut_slice()[position] = if source_axis == axis { 1 } else { extent };
+            position += 1;
+        }
+    }
+    let len = checked_len(shape.as_slice())?;
+    Ok((shape, len))
 }
 
 impl Reduction {
@@ -72,41 +84,58 @@ impl Reduction {
     }
 
     /// Allocates the output with `try_reserve` and runs the reduction.
-    pub(crate) fn fresh<F: Float>(
+    pub(crate) fn fresh<F: Float, D: Dims>(
         self,
         input: Strided<'_, '_, F>,
         axis: usize,
         keep_dim: bool,
-        out_shape: &mut [usize],
-    ) -> Result<Vec<F>, TensorOpError> {
-        let len = reduce_core(input, axis, keep_dim, self, out_shape)?;
+    ) -> Result<(D, Vec<F>), TensorOpError> {
+        let (shape, len) = reduce_core(input, axis, keep_dim, self)?;
         let mut values = output_buffer(len)?;
         values.resize(len, F::ZERO);
         self.run(input, axis, &mut values);
-        Ok(values)
+        Ok((shape, values))
+    }
+
+    /// Runs the reduction into a caller's output of shape `out_shape`.
+    pub(crate) fn into<F: Float>(
+        self,
+        input: Strided<'_, '_, F>,
+        axis: usize,
+        keep_dim: bool,
+        out_shape: &[usize],
+        out: &mut [F],
+    ) -> Result<(), TensorOpError> {
+        let (shape, _) = reduce_core::<F, DynDims>(input, axis, keep_dim, self)?;
+        check_output_shape(shape.as_slice(), out_shape)?;
+        self.run(input, axis, out);
+        Ok(())
     }
 
     fn ranked<const R: usize, const S: usize, F: Float, K: ReduceDim<R>>(
         self,
-        input: &View<'_, R, F>,
+        input: &(impl AsView<R, F> + ?Sized),
         axis: usize,
     ) -> Result<Tensor<S, F>, TensorOpError> {
-        let mut shape = [0; S];
-        let values = self.fresh(input.strided(), axis, K::KEEP, &mut shape)?;
+        let (shape, values) =
+            self.fresh::<F, [usize; S]>(input.as_view().strided(), axis, K::KEEP)?;
         Ok(Tensor::from_vec(shape, values)?)
     }
 
     fn ranked_into<const R: usize, const S: usize, F: Float, K: ReduceDim<R>>(
         self,
-        input: &View<'_, R, F>,
+        input: &(impl AsView<R, F> + ?Sized),
         axis: usize,
         out: &mut Tensor<S, F>,
     ) -> Result<(), TensorOpError> {
-        let mut shape = [0; S];
-        reduce_core(input.strided(), axis, K::KEEP, self, &mut shape)?;
-        check_output_shape(&shape, out.shape())?;
-        self.run(input.strided(), axis, out.as_mut_slice());
-        Ok(())
+        let shape = *out.shape();
+        self.into(
+            input.as_view().strided(),
+            axis,
+            K::KEEP,
+            &shape,
+            out.as_mut_slice(),
+        )
     }
 }
 
@@ -121,12 +150,12 @@ impl Reduction {
 /// ```
 /// use llm_from_scratch::prelude::*;
 /// let biased = Tensor::from_vec([2, 3], vec![11.0, 22.0, 33.0, 14.0, 25.0, 36.0])?;
-/// let s = sum_axis(&biased.view(), 0, RemoveDim)?; // [2, 3] -> [3]
+/// let s = sum_axis(&biased, 0, RemoveDim)?; // [2, 3] -> [3]
 /// assert_eq!(s.as_slice(), &[25.0, 47.0, 69.0]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn sum_axis<const R: usize, const S: usize, F: Float, K: ReduceDim<R, Output = Rank<S>>>(
-    input: &View<'_, R, F>,
+    input: &(impl AsView<R, F> + ?Sized),
     axis: usize,
     _keep: K,
 ) -> Result<Tensor<S, F>, TensorOpError> {
@@ -145,12 +174,12 @@ pub fn sum_axis<const R: usize, const S: usize, F: Float, K: ReduceDim<R, Output
 /// ```
 /// use llm_from_scratch::prelude::*;
 /// let biased = Tensor::from_vec([2, 3], vec![11.0, 22.0, 33.0, 14.0, 25.0, 36.0])?;
-/// let m = mean_axis(&biased.view(), 1, KeepDim)?; // [2, 3] -> [2, 1]
+/// let m = mean_axis(&biased, 1, KeepDim)?; // [2, 3] -> [2, 1]
 /// assert_eq!((m.shape(), m.as_slice()), (&[2, 1], &[22.0, 25.0][..]));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn mean_axis<const R: usize, const S: usize, F: Float, K: ReduceDim<R, Output = Rank<S>>>(
-    input: &View<'_, R, F>,
+    input: &(impl AsView<R, F> + ?Sized),
     axis: usize,
     _keep: K,
 ) -> Result<Tensor<S, F>, TensorOpError> {
@@ -170,12 +199,12 @@ pub fn mean_axis<const R: usize, const S: usize, F: Float, K: ReduceDim<R, Outpu
 /// ```
 /// use llm_from_scratch::prelude::*;
 /// let biased = Tensor::from_vec([2, 3], vec![11.0, 22.0, 33.0, 14.0, 25.0, 36.0])?;
-/// let m = max_axis(&biased.view(), 1, RemoveDim)?; // [2, 3] -> [2]
+/// let m = max_axis(&biased, 1, RemoveDim)?; // [2, 3] -> [2]
 /// assert_eq!(m.as_slice(), &[33.0, 36.0]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn max_axis<const R: usize, const S: usize, F: Float, K: ReduceDim<R, Output = Rank<S>>>(
-    input: &View<'_, R, F>,
+    input: &(impl AsView<R, F> + ?Sized),
     axis: usize,
     _keep: K,
 ) -> Result<Tensor<S, F>, TensorOpError> {
@@ -187,7 +216,7 @@ pub fn max_axis<const R: usize, const S: usize, F: Float, K: ReduceDim<R, Output
 /// # Errors
 /// As for [`sum_axis`] but no allocation; [`TensorOpError::OutputShapeMismatch`] for another shape.
 pub fn sum_axis_into<const R: usize, const S: usize, F: Float, K>(
-    input: &View<'_, R, F>,
+    input: &(impl AsView<R, F> + ?Sized),
     axis: usize,
     _keep: K,
     out: &mut Tensor<S, F>,
@@ -203,7 +232,7 @@ where
 /// # Errors
 /// As for [`mean_axis`] but no allocation; [`TensorOpError::OutputShapeMismatch`] for another shape.
 pub fn mean_axis_into<const R: usize, const S: usize, F: Float, K>(
-    input: &View<'_, R, F>,
+    input: &(impl AsView<R, F> + ?Sized),
     axis: usize,
     _keep: K,
     out: &mut Tensor<S, F>,
@@ -219,7 +248,7 @@ where
 /// # Errors
 /// As for [`max_axis`] but no allocation; [`TensorOpError::OutputShapeMismatch`] for another shape.
 pub fn max_axis_into<const R: usize, const S: usize, F: Float, K>(
-    input: &View<'_, R, F>,
+    input: &(impl AsView<R, F> + ?Sized),
     axis: usize,
     _keep: K,
     out: &mut Tensor<S, F>,

@@ -1,14 +1,17 @@
 //! `matmul`: batched matrix products over strided views.
 
+mod kernel;
+
 use super::{check_output_shape, output_buffer};
+use crate::tensor::array::owned::Tensor;
+use crate::tensor::array::view::AsView;
 use crate::tensor::error::TensorOpError;
 use crate::tensor::float::Float;
-use crate::tensor::kernels::Strided;
-use crate::tensor::kernels::matmul as kernel;
-use crate::tensor::layout;
-use crate::tensor::rank::{MatrixRank, Rank};
-use crate::tensor::storage::Tensor;
-use crate::tensor::view::View;
+use crate::tensor::shape::broadcast::broadcast_into;
+use crate::tensor::shape::dims::{Dims, DynDims};
+use crate::tensor::shape::layout::checked_len;
+use crate::tensor::shape::rank::{MatrixRank, Rank};
+use crate::tensor::traverse::Strided;
 
 /// Rank-erased shape check shared by the ranked and dynamic APIs, for
 /// operand shapes of rank at least 2 each and an `out_shape` of the larger
@@ -28,27 +31,41 @@ pub(crate) fn matmul_shape(
     if left_k != right_k {
         return Err(TensorOpError::MatmulInnerMismatch { left_k, right_k });
     }
-    layout::broadcast_into(
+    broadcast_into(
         &left[..left_rank - 2],
         &right[..right_rank - 2],
         &mut out_shape[..rank - 2],
     )?;
     out_shape[rank - 2] = left[left_rank - 2];
     out_shape[rank - 1] = right[right_rank - 1];
-    Ok(layout::checked_len(out_shape)?)
+    Ok(checked_len(out_shape)?)
 }
 
 /// Checks the shapes, reserves the output with `try_reserve` and multiplies.
-pub(crate) fn matmul_fresh<F: Float>(
+pub(crate) fn matmul_fresh<F: Float, D: Dims>(
     left: Strided<'_, '_, F>,
     right: Strided<'_, '_, F>,
-    out_shape: &mut [usize],
-) -> Result<Vec<F>, TensorOpError> {
-    let len = matmul_shape(left.shape, right.shape, out_shape)?;
+) -> Result<(D, Vec<F>), TensorOpError> {
+    let mut shape = D::zeros(left.shape.len().max(right.shape.len()));
+    let len = matmul_shape(left.shape, right.shape, shape.as_mut_slice())?;
     let mut values = output_buffer(len)?;
     values.resize(len, F::ZERO);
-    kernel::matmul(left, right, out_shape, &mut values);
-    Ok(values)
+    kernel::matmul(left, right, shape.as_slice(), &mut values);
+    Ok((shape, values))
+}
+
+/// Checks the shapes and multiplies into a caller's output of shape `out_shape`.
+pub(crate) fn matmul_into_core<F: Float>(
+    left: Strided<'_, '_, F>,
+    right: Strided<'_, '_, F>,
+    out_shape: &[usize],
+    out: &mut [F],
+) -> Result<(), TensorOpError> {
+    let mut shape = DynDims::zeros(left.shape.len().max(right.shape.len()));
+    matmul_shape(left.shape, right.shape, shape.as_mut_slice())?;
+    check_output_shape(shape.as_slice(), out_shape)?;
+    kernel::matmul(left, right, out_shape, out);
+    Ok(())
 }
 
 /// The batched matrix product of two views: `[.., m, k] x [.., k, n] -> [batch.., m, n]`.
@@ -91,21 +108,21 @@ pub(crate) fn matmul_fresh<F: Float>(
 /// use llm_from_scratch::prelude::*;
 /// let a = Tensor::from_vec([2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])?;
 /// let b = Tensor::from_vec([3, 2], vec![7.0, 8.0, 9.0, 10.0, 11.0, 12.0])?;
-/// let c = matmul(&a.view(), &b.view())?; // [2, 3] x [3, 2] -> [2, 2]
+/// let c = matmul(&a, &b)?; // [2, 3] x [3, 2] -> [2, 2]
 /// assert_eq!(c.as_slice(), &[58.0, 64.0, 139.0, 154.0]);
 ///
 /// // Attention scores against the transposed key, zero-copy: [T, D] x [D, T].
 /// let k = Tensor::from_vec([2, 3], vec![1.0, 0.0, 0.0, 0.0, 1.0, 1.0])?;
-/// let scores = matmul(&a.view(), &k.view().transpose(0, 1)?)?;
+/// let scores = matmul(&a, &k.view().transpose(0, 1)?)?;
 /// assert_eq!(scores.as_slice(), &[1.0, 5.0, 4.0, 11.0]);
 ///
 /// // Batch axes broadcast: [2, 1, 2, 3] x [4, 3, 2] -> [2, 4, 2, 2].
 /// let many = Tensor::from_fn([2, 1, 2, 3], |[b, _, i, j]| (b + i + j) as f64)?;
 /// let heads = Tensor::from_fn([4, 3, 2], |[h, i, j]| (h * i + j) as f64)?;
-/// assert_eq!(matmul(&many.view(), &heads.view())?.shape(), &[2, 4, 2, 2]);
+/// assert_eq!(matmul(&many, &heads)?.shape(), &[2, 4, 2, 2]);
 ///
 /// assert_eq!(
-///     matmul(&a.view(), &a.view()),
+///     matmul(&a, &a),
 ///     Err(TensorOpError::MatmulInnerMismatch { left_k: 3, right_k: 2 })
 /// );
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -117,17 +134,17 @@ pub(crate) fn matmul_fresh<F: Float>(
 /// use llm_from_scratch::prelude::*;
 /// let v = Tensor::from_vec([3], vec![1.0, 2.0, 3.0]).unwrap();
 /// let m = Tensor::from_vec([3, 1], vec![1.0, 2.0, 3.0]).unwrap();
-/// let _ = matmul(&v.view(), &m.view()); // error: `matmul` needs two operands of rank 2 to 8
+/// let _ = matmul(&v, &m); // error: `matmul` needs two operands of rank 2 to 8
 /// ```
 pub fn matmul<const L: usize, const M: usize, const O: usize, F: Float>(
-    left: &View<'_, L, F>,
-    right: &View<'_, M, F>,
+    left: &(impl AsView<L, F> + ?Sized),
+    right: &(impl AsView<M, F> + ?Sized),
 ) -> Result<Tensor<O, F>, TensorOpError>
 where
     Rank<L>: MatrixRank<Rank<M>, Output = Rank<O>>,
 {
-    let mut shape = [0; O];
-    let values = matmul_fresh(left.strided(), right.strided(), &mut shape)?;
+    let (left, right) = (left.as_view(), right.as_view());
+    let (shape, values) = matmul_fresh::<F, [usize; O]>(left.strided(), right.strided())?;
     Ok(Tensor::from_vec(shape, values)?)
 }
 
@@ -143,21 +160,19 @@ where
 /// let a = Tensor::from_vec([1, 2], vec![1.0_f32, 2.0])?;
 /// let b = Tensor::from_vec([2, 2], vec![3.0_f32, 4.0, 5.0, 6.0])?;
 /// let mut out = Tensor::full([1, 2], f32::NAN)?;
-/// matmul_into(&a.view(), &b.view(), &mut out)?;
+/// matmul_into(&a, &b, &mut out)?;
 /// assert_eq!(out.as_slice(), &[13.0, 16.0]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn matmul_into<const L: usize, const M: usize, const O: usize, F: Float>(
-    left: &View<'_, L, F>,
-    right: &View<'_, M, F>,
+    left: &(impl AsView<L, F> + ?Sized),
+    right: &(impl AsView<M, F> + ?Sized),
     out: &mut Tensor<O, F>,
 ) -> Result<(), TensorOpError>
 where
     Rank<L>: MatrixRank<Rank<M>, Output = Rank<O>>,
 {
-    let mut shape = [0; O];
-    matmul_shape(left.shape(), right.shape(), &mut shape)?;
-    check_output_shape(&shape, out.shape())?;
-    kernel::matmul(left.strided(), right.strided(), &shape, out.as_mut_slice());
-    Ok(())
+    let (left, right) = (left.as_view(), right.as_view());
+    let shape = *out.shape();
+    matmul_into_core(left.strided(), right.strided(), &shape, out.as_mut_slice())
 }

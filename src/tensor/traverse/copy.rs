@@ -9,7 +9,7 @@
 //!   sizes, copy rectangular tiles so every source line fetched is used for
 //!   several output rows before it is evicted.
 
-use super::plan::{Plan, run_iter};
+use super::plan::{Plan, advance, run_iter};
 use super::sink::Sink;
 
 /// Tile height: output rows per tile, i.e. consecutive source elements read
@@ -32,6 +32,41 @@ const MIN_TILED_BYTES: usize = 1 << 17;
 /// Shortest extents worth tiling; below this a plain gather is as fast.
 const MIN_TILE_EXTENT: usize = 16;
 
+/// How [`copy`] walks a layout: data a test can inspect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CopyStrategy {
+    /// Whole innermost runs: a slice copy when dense, a fill when stride 0,
+    /// a strided gather otherwise.
+    Runs,
+    /// 2-D tiles of the innermost run against outer axis `axis` (a
+    /// transposed block larger than the caches).
+    Tiled {
+        /// The outer axis of the plan that is tiled against the run.
+        axis: usize,
+    },
+}
+
+impl CopyStrategy {
+    /// The strategy for a plan over values of `T`: tiles when the innermost
+    /// run is strided, some outer axis has a smaller non-zero source stride,
+    /// and the copy is at least `MIN_TILED_BYTES`.
+    pub(crate) fn of<T>(plan: &Plan<1>) -> Self {
+        let [run_stride] = plan.run_strides;
+        if run_stride <= 1
+            || plan.run_len < MIN_TILE_EXTENT
+            || plan.len * size_of::<T>() < MIN_TILED_BYTES
+        {
+            return CopyStrategy::Runs;
+        }
+        let axes = plan.outer_axes().iter().enumerate();
+        axes.filter(|(_, (extent, [stride]))| {
+            *extent >= MIN_TILE_EXTENT && *stride > 0 && *stride < run_stride
+        })
+        .min_by_key(|(_, (_, [stride]))| *stride)
+        .map_or(CopyStrategy::Runs, |(axis, _)| CopyStrategy::Tiled { axis })
+    }
+}
+
 /// Writes the layout's values to `sink` in logical row-major order.
 pub(crate) fn copy<T: Copy>(
     data: &[T],
@@ -44,10 +79,9 @@ pub(crate) fn copy<T: Copy>(
     if plan.len == 0 {
         return;
     }
-    let tiled = plan.len * size_of::<T>() >= MIN_TILED_BYTES;
-    if let Some(tile_axis) = tile_axis(&plan).filter(|_| tiled) {
+    if let CopyStrategy::Tiled { axis } = CopyStrategy::of::<T>(&plan) {
         let out = sink.next_slots(plan.len, data[base]);
-        tiled_copy(data, &plan, tile_axis, out);
+        tiled_copy(data, &plan, axis, out);
         return;
     }
     let [stride] = plan.run_strides;
@@ -59,39 +93,32 @@ pub(crate) fn copy<T: Copy>(
     });
 }
 
-/// The outer axis to tile against the innermost one, when the innermost run
-/// is strided and some outer axis has a smaller (non-zero) source stride.
-fn tile_axis(plan: &Plan<1>) -> Option<usize> {
-    let [run_stride] = plan.run_strides;
-    if run_stride <= 1 || plan.run_len < MIN_TILE_EXTENT {
-        return None;
-    }
-    (0..plan.outer_rank())
-        .filter(|&axis| {
-            let (extent, [stride]) = plan.outer_axis(axis);
-            extent >= MIN_TILE_EXTENT && stride > 0 && stride < run_stride
-        })
-        .min_by_key(|&axis| plan.outer_axis(axis).1[0])
-}
-
-/// Copies with the innermost axis and outer axis `tile` handled as a 2-D
-/// tiled transpose; the remaining outer axes are walked by an odometer.
+/// Copies with the innermost run and outer axis `tile` handled as a 2-D
+/// tiled transpose; the other outer axes are walked by the odometer.
 fn tiled_copy<T: Copy>(data: &[T], plan: &Plan<1>, tile: usize, out: &mut [T]) {
-    let rank = plan.outer_rank();
-    let (rows, [row_stride]) = plan.outer_axis(tile);
+    let outer = plan.outer_axes();
+    let (rows, [row_stride]) = outer[tile];
     let (columns, [column_stride]) = (plan.run_len, plan.run_strides);
-    // Output strides of the outer axes (row-major over outer extents, then the run).
-    let mut out_strides = vec![0; rank];
+    // Output strides of the outer axes: row-major over the outer extents, then the run.
+    let mut out_strides = vec![0; outer.len()];
     let mut running = columns;
-    for axis in (0..rank).rev() {
-        out_strides[axis] = running;
-        running *= plan.outer_axis(axis).0;
+    for (slot, (extent, _)) in out_strides.iter_mut().zip(outer).rev() {
+        *slot = running;
+        running *= extent;
     }
     let out_row_stride = out_strides[tile];
-    let others: Vec<usize> = (0..rank).filter(|&axis| axis != tile).collect();
+    // The other outer axes as (extent, [source stride, output stride]).
+    let others: Vec<(usize, [usize; 2])> = outer
+        .iter()
+        .zip(&out_strides)
+        .enumerate()
+        .filter(|&(axis, _)| axis != tile)
+        .map(|(_, (&(extent, [stride]), &out_stride))| (extent, [stride, out_stride]))
+        .collect();
     let mut position = vec![0; others.len()];
-    let (mut source, mut target) = (plan.bases[0], 0);
+    let mut starts = [plan.bases[0], 0];
     loop {
+        let [source, target] = starts;
         for row0 in (0..rows).step_by(TILE_ROWS) {
             let row_end = (row0 + TILE_ROWS).min(rows);
             for column0 in (0..columns).step_by(TILE_COLUMNS) {
@@ -107,47 +134,32 @@ fn tiled_copy<T: Copy>(data: &[T], plan: &Plan<1>, tile: usize, out: &mut [T]) {
                 }
             }
         }
-        // Odometer over the non-tiled outer axes.
-        let mut index = others.len();
-        loop {
-            if index == 0 {
-                return;
-            }
-            index -= 1;
-            let axis = others[index];
-            let (extent, [stride]) = plan.outer_axis(axis);
-            position[index] += 1;
-            if position[index] < extent {
-                source += stride;
-                target += out_strides[axis];
-                break;
-            }
-            position[index] = 0;
-            source -= (extent - 1) * stride;
-            target -= (extent - 1) * out_strides[axis];
+        if !advance(&others, &mut position, &mut starts) {
+            return;
         }
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::offsets::StridedOffsets;
+    use super::super::plan::tests::naive_offsets;
     use super::super::sink::SliceSink;
     use super::*;
 
     /// Whether `copy` takes the tiled path for this layout of `u64`s.
     fn tiles(shape: &[usize], strides: &[usize]) -> bool {
         let plan = Plan::new(shape, [strides], [0]);
-        plan.len * size_of::<u64>() >= MIN_TILED_BYTES && tile_axis(&plan).is_some()
+        matches!(CopyStrategy::of::<u64>(&plan), CopyStrategy::Tiled { .. })
     }
 
     /// Both sinks against the offset cursor, for one layout over `0..65536`.
     fn check(shape: &[usize], strides: &[usize], base: usize) {
         let data: Vec<u64> = (0..1 << 16).collect();
-        let len: usize = shape.iter().product();
-        let expected: Vec<u64> = StridedOffsets::new(shape, strides, base, len)
+        let expected: Vec<u64> = naive_offsets(shape, strides, base)
+            .into_iter()
             .map(|offset| data[offset])
             .collect();
+        let len = expected.len();
         let mut fresh = Vec::new();
         copy(&data, shape, strides, base, &mut fresh);
         assert_eq!(fresh, expected, "{shape:?} {strides:?}");

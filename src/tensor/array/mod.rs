@@ -1,0 +1,10 @@
+//! The value-holding types, thin shells over [`Layout`](crate::tensor::shape::layout::Layout):
+//! the owner [`Tensor`](owned::Tensor), the borrowed [`View`](view::View),
+//! their run-time-rank twins and every conversion between them.
+
+pub(crate) mod convert;
+pub(crate) mod dynamic;
+pub(crate) mod materialize;
+pub(crate) mod owned;
+pub(crate) mod shared;
+pub(crate) mod view;

@@ -1,0 +1,353 @@
+//! `View<'a, R, T>`: a borrowed, strided interpretation of an owner's
+//! storage, and [`AsView`], which lets every operation take owners and
+//! views alike.
+
+use super::owned::Tensor;
+use super::shared::{layout_getters, view_read, view_transforms};
+#[cfg(doc)]
+use crate::tensor::error::TensorError;
+use crate::tensor::error::TensorViewError;
+use crate::tensor::shape::axes::{AxisList, all_below_rank, has_repeated_axis};
+use crate::tensor::shape::layout::Layout;
+
+/// Anything that can be read as a rank-`R` [`View`]: a [`Tensor`], a
+/// `View`, a `ViewMut`, or a reference to one of them. Every operation
+/// takes its operands as `&impl AsView<R, T>`, so `matmul(&x, &w)` works on
+/// owners and views without `.view()` at each call (ndarray's `AsArray`).
+///
+/// ```
+/// use llm_from_scratch::prelude::*;
+/// let x = Tensor::from_vec([2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+/// let w = Tensor::from_vec([2, 3], vec![1.0, 0.0, 0.0, 0.0, 1.0, 0.0])?;
+/// let xw = matmul(&x, &w.view().transpose(0, 1)?)?; // a tensor and a view: [2, 3] x [3, 2]
+/// assert_eq!(xw.as_slice(), &[1.0, 2.0, 4.0, 5.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub trait AsView<const R: usize, T> {
+    /// Borrows `self` as a view (no copy, no allocation).
+    fn as_view(&self) -> View<'_, R, T>;
+}
+
+impl<const R: usize, T> AsView<R, T> for View<'_, R, T> {
+    #[inline]
+    fn as_view(&self) -> View<'_, R, T> {
+        *self
+    }
+}
+
+impl<const R: usize, T> AsView<R, T> for Tensor<R, T> {
+    #[inline]
+    fn as_view(&self) -> View<'_, R, T> {
+        self.view()
+    }
+}
+
+impl<const R: usize, T, A: AsView<R, T> + ?Sized> AsView<R, T> for &A {
+    #[inline]
+    fn as_view(&self) -> View<'_, R, T> {
+        (**self).as_view()
+    }
+}
+
+/// A borrowed view of rank `R`: the owner's storage `&'a [T]` read through
+/// a shape, strides (in elements) and a base offset.
+///
+/// Creating and transforming views never copies values and never touches
+/// the heap: `reshape`, `transpose`, `permute` and `slice` only compute new
+/// metadata. [`View::materialize`] is the one copy. `View` is `Copy`, like
+/// a slice reference.
+///
+/// ```
+/// use llm_from_scratch::tensor::Tensor;
+///
+/// let owner = Tensor::from_vec([2, 3], vec![10.0, 11.0, 12.0, 20.0, 21.0, 22.0])?;
+/// let t = owner.view().transpose(0, 1)?; // [2, 3] -> [3, 2], strides [1, 3]
+/// assert_eq!(t.strides(), &[1, 3]);
+/// assert_eq!(t.offsets().collect::<Vec<_>>(), [0, 3, 1, 4, 2, 5]);
+/// assert_eq!(t.get([2, 1])?, &22.0);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub struct View<'a, const R: usize, T = f64> {
+    pub(crate) data: &'a [T],
+    pub(crate) layout: Layout<[usize; R]>,
+}
+
+impl<const R: usize, T> Clone for View<'_, R, T> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<const R: usize, T> Copy for View<'_, R, T> {}
+
+impl<const R: usize, T> Tensor<R, T> {
+    /// Borrows the whole tensor as a contiguous [`View`] (no copy, no allocation).
+    ///
+    /// The view borrows the owner, so the owner cannot be mutated while a
+    /// later-used view exists:
+    ///
+    /// ```compile_fail,E0502
+    /// use llm_from_scratch::tensor::Tensor;
+    ///
+    /// let mut tensor = Tensor::from_vec([2], vec![10.0, 20.0]).unwrap();
+    /// let view = tensor.view();
+    /// tensor.as_mut_slice()[0] = 99.0;
+    /// assert_eq!(*view.get([0]).unwrap(), 10.0);
+    /// ```
+    #[must_use]
+    pub fn view(&self) -> View<'_, R, T> {
+        View {
+            data: &self.values,
+            layout: self.layout,
+        }
+    }
+}
+
+/// The docs' `[2, 3]` example view of the ranked API.
+macro_rules! ranked_example {
+    () => {
+        "use llm_from_scratch::tensor::Tensor;\nlet owner = Tensor::from_vec([2, 3], vec![10.0, 11.0, 12.0, 20.0, 21.0, 22.0])?;\nlet v = owner.view();"
+    };
+}
+
+impl<'a, const R: usize, T> View<'a, R, T> {
+    layout_getters!(ranked_example!());
+    view_transforms!(ranked_example!());
+    view_read!();
+
+    /// Views borrowed row-major data (a `Vec`, a weights buffer) as `shape`, without copying.
+    ///
+    /// # Errors
+    /// [`TensorError::ShapeOverflow`] (as `TensorViewError::Tensor`) for an
+    /// overflowing shape; [`TensorViewError::ViewOutOfBounds`] if `data` is
+    /// shorter than the shape's element count (longer is fine: the tail is unused).
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::View;
+    /// let data = vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+    /// let v = View::from_slice(&data, [3, 2])?;
+    /// assert_eq!(v.get([2, 0])?, &5.0);
+    /// assert!(View::from_slice(&data, [4, 2]).is_err());
+    /// # Ok::<(), llm_from_scratch::tensor::TensorViewError>(())
+    /// ```
+    pub fn from_slice(data: &'a [T], shape: [usize; R]) -> Result<Self, TensorViewError> {
+        let strides = Layout::row_major(shape)?.strides;
+        Self::from_parts(data, shape, strides, 0)
+    }
+
+    /// Views `data` through an arbitrary strided layout, without copying.
+    ///
+    /// Strides are in elements and may be 0 (a repeated value) or any order.
+    ///
+    /// # Errors
+    /// [`TensorError::ShapeOverflow`] if the element count or the largest
+    /// reachable offset overflows; [`TensorViewError::ViewOutOfBounds`] if
+    /// that offset is not inside `data`. An empty view is always in bounds.
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::{View, TensorViewError};
+    /// let data = [1.0, 2.0, 3.0];
+    /// // Each of 3 rows repeats one stored value 4 times: [3, 4], strides [1, 0].
+    /// let rows = View::from_parts(&data, [3, 4], [1, 0], 0)?;
+    /// assert_eq!(rows.get([2, 3])?, &3.0);
+    /// assert_eq!(
+    ///     View::from_parts(&data, [2, 2], [2, 1], 0).unwrap_err(),
+    ///     TensorViewError::ViewOutOfBounds { required_len: 4, available: 3 }
+    /// );
+    /// # Ok::<(), TensorViewError>(())
+    /// ```
+    pub fn from_parts(
+        data: &'a [T],
+        shape: [usize; R],
+        strides: [usize; R],
+        base_offset: usize,
+    ) -> Result<Self, TensorViewError> {
+        let layout = Layout::borrowed(shape, strides, base_offset, data.len())?;
+        Ok(Self { data, layout })
+    }
+
+    /// The extent of every axis.
+    pub fn shape(&self) -> &[usize; R] {
+        &self.layout.shape
+    }
+
+    /// The storage step of every axis, in elements.
+    pub fn strides(&self) -> &[usize; R] {
+        &self.layout.strides
+    }
+
+    /// The number of axes, `R`.
+    pub const fn rank(&self) -> usize {
+        R
+    }
+
+    /// The owner's storage offset of the coordinate `index`.
+    ///
+    /// # Errors
+    /// [`TensorError::IndexOutOfBounds`] (as `TensorViewError::Tensor`)
+    /// naming the first axis whose coordinate is not below its extent.
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::Tensor;
+    /// let owner = Tensor::from_vec([2, 3], vec![0.0; 6])?;
+    /// assert_eq!(owner.view().transpose(0, 1)?.storage_offset([2, 1])?, 5);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn storage_offset(&self, index: [usize; R]) -> Result<usize, TensorViewError> {
+        Ok(self.layout.offset(&index)?)
+    }
+
+    /// Borrows the owner's value at the coordinate `index`.
+    ///
+    /// # Errors
+    /// As for [`View::storage_offset`].
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::Tensor;
+    /// let owner = Tensor::from_vec([2, 3], vec![10.0, 11.0, 12.0, 20.0, 21.0, 22.0])?;
+    /// assert_eq!(owner.view().get([1, 2])?, &22.0);
+    /// assert!(owner.view().get([2, 0]).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn get(&self, index: [usize; R]) -> Result<&'a T, TensorViewError> {
+        let offset = self.storage_offset(index)?;
+        Ok(&self.data[offset])
+    }
+
+    /// Reinterprets a contiguous view with another shape of the same element
+    /// count; the new rank `S` comes from the shape array. No copy.
+    ///
+    /// Shapes: `[n_0, …, n_{R-1}]` -> `shape`, fresh row-major strides, same
+    /// base offset. ≈ PyTorch `Tensor.view` on a contiguous tensor, NumPy
+    /// `reshape` without its silent copy. GPT-2 `split_heads`: `[B, T, C]`
+    /// -> `[B, T, H, C / H]`.
+    ///
+    /// # Errors
+    /// Checked in this order:
+    /// 1. [`TensorError::ShapeOverflow`] if `shape` overflows;
+    /// 2. [`TensorViewError::ReshapeElementCountMismatch`] if the counts differ;
+    /// 3. [`TensorViewError::NonContiguousReshape`] if this view is not
+    ///    contiguous: reshape never copies, call [`View::materialize`] first.
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::{Tensor, TensorViewError};
+    /// let owner = Tensor::from_vec([2, 3], vec![10.0, 11.0, 12.0, 20.0, 21.0, 22.0])?;
+    /// let r = owner.view().reshape([3, 2])?;
+    /// assert_eq!((r.shape(), r.strides()), (&[3, 2], &[2, 1]));
+    /// let t = owner.view().transpose(0, 1)?;
+    /// assert_eq!(t.reshape([6]).unwrap_err(), TensorViewError::NonContiguousReshape);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn reshape<const S: usize>(
+        &self,
+        shape: [usize; S],
+    ) -> Result<View<'a, S, T>, TensorViewError> {
+        let layout = self.layout.reshape(shape)?;
+        Ok(View {
+            data: self.data,
+            layout,
+        })
+    }
+
+    /// Reorders axes: output axis `k` is source axis `axes[k]`; rank stays `R`. No copy.
+    ///
+    /// Shapes: `[n_0, …]` -> `[n_{axes[0]}, …]`. ≈ PyTorch `permute`, NumPy
+    /// `transpose(axes)`. GPT-2 `split_heads`: `[B, T, H, D]` -> `[B, H, T, D]`
+    /// with `permute([0, 2, 1, 3])`. An axis list of the wrong length does
+    /// not compile (`[usize; R]`).
+    ///
+    /// # Errors
+    /// Scanning left to right, the first of: [`TensorViewError::AxisOutOfBounds`],
+    /// [`TensorViewError::DuplicateAxis`].
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::{Tensor, TensorViewError};
+    /// let x = Tensor::from_vec([2, 3, 4], vec![0.0; 24])?;
+    /// let p = x.view().permute([2, 0, 1])?; // [2, 3, 4] -> [4, 2, 3]
+    /// assert_eq!((p.shape(), p.strides()), (&[4, 2, 3], &[1, 12, 4]));
+    /// assert_eq!(x.view().permute([0, 0, 1]).unwrap_err(), TensorViewError::DuplicateAxis { axis: 0 });
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn permute(&self, axes: [usize; R]) -> Result<Self, TensorViewError> {
+        let layout = self.layout.permute(&axes)?;
+        Ok(Self { layout, ..*self })
+    }
+
+    /// [`View::transpose`] with the axes checked at compile time; infallible.
+    ///
+    /// Shapes: `[.., a, .., b, ..]` -> `[.., b, .., a, ..]`, rank `R` kept.
+    /// An axis `>= R` fails to build (not at `cargo check`):
+    ///
+    /// ```compile_fail,E0080
+    /// use llm_from_scratch::tensor::Tensor;
+    /// let t = Tensor::from_vec([2, 3], vec![0.0; 6]).unwrap();
+    /// let bad = t.view().transpose_axes::<0, 3>(); // rank 2 has no axis 3
+    /// ```
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::Tensor;
+    /// let q = Tensor::from_vec([1, 2, 3, 4], vec![0.0; 24])?; // [B, H, T, D]
+    /// let kt = q.view().transpose_axes::<2, 3>();             // [B, H, D, T]
+    /// assert_eq!(kt.shape(), &[1, 2, 4, 3]);
+    /// # Ok::<(), llm_from_scratch::tensor::TensorError>(())
+    /// ```
+    #[must_use]
+    pub fn transpose_axes<const A: usize, const B: usize>(&self) -> Self {
+        // One `const` block per check, so each error names its own check. They
+        // fail the build (not `cargo check`); the "while instantiating" note
+        // of the error shows `View<'_, R>` and `transpose_axes::<A, B>`.
+        const {
+            if A >= R {
+                panic!(
+                    "transpose_axes::<A, B>(): axis A is not below the view's rank R (values in the last note)"
+                )
+            }
+        };
+        const {
+            if B >= R {
+                panic!(
+                    "transpose_axes::<A, B>(): axis B is not below the view's rank R (values in the last note)"
+                )
+            }
+        };
+        let mut view = *self;
+        view.layout.shape.swap(A, B);
+        view.layout.strides.swap(A, B);
+        view
+    }
+
+    /// [`View::permute`] with the axis list checked at compile time; infallible.
+    ///
+    /// `P` is a marker such as `Axes4<0, 2, 1, 3>` (GPT-2 `split_heads`:
+    /// `[B, T, H, D]` -> `[B, H, T, D]`). A marker of another rank does not
+    /// satisfy `AxisList<R>`; a repeated or out-of-range axis fails the
+    /// build (not at `cargo check`).
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::{Axes4, Tensor};
+    /// let x = Tensor::from_vec([1, 3, 2, 4], vec![0.0; 24])?; // [B, T, H, D]
+    /// let heads = x.view().permute_axes::<Axes4<0, 2, 1, 3>>(); // [B, H, T, D]
+    /// assert_eq!(heads.shape(), &[1, 2, 3, 4]);
+    /// # Ok::<(), llm_from_scratch::tensor::TensorError>(())
+    /// ```
+    #[must_use]
+    pub fn permute_axes<P: AxisList<R>>(&self) -> Self {
+        const {
+            if !all_below_rank(&P::AXES) {
+                panic!(
+                    "permute_axes::<P>(): P names an axis >= the view's rank R (values in the last note)"
+                )
+            }
+        };
+        const {
+            if has_repeated_axis(&P::AXES) {
+                panic!(
+                    "permute_axes::<P>(): P repeats an axis; each must appear once (values in the last note)"
+                )
+            }
+        };
+        let mut view = *self;
+        view.layout.shape = P::AXES.map(|axis| self.layout.shape[axis]);
+        view.layout.strides = P::AXES.map(|axis| self.layout.strides[axis]);
+        view
+    }
+}
