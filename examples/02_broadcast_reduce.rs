@@ -24,21 +24,23 @@ fn main() -> Outcome {
     let bias = Tensor::from_vec([3], vec![10.0, 20.0, 30.0])?;
     println!("tokens =\n{tokens}\nbias = {bias}\n");
     align(&[("tokens", tokens.shape()), ("bias", bias.shape())]);
-    // The output rank (2) is inferred from the operand ranks: no annotation.
-    let biased = map_binary(&tokens.view(), &bias.view(), |t, b| t + b)?;
+    // Ops take tensors or views; the output rank (2) is inferred from the
+    // operand ranks, no annotation needed.
+    let biased = map_binary(&tokens, &bias, |t, b| t + b)?;
     println!("\nevery output value and the two values it adds:");
     trace_binary(("tokens", &tokens), ("bias", &bias), &biased)?;
     println!("the bias was never copied: its missing leading axis is read with stride 0");
 
     heading("2. Three reductions over named axes");
-    let sums = sum_axis(&biased.view(), 0, RemoveDim)?; // [2, 3] -> [3]
-    folds("sum_axis(biased, 0, RemoveDim)", &biased, 0, &sums, "sum")?;
-    let means = mean_axis(&biased.view(), 1, KeepDim)?; // [2, 3] -> [2, 1]
-    folds("mean_axis(biased, 1, KeepDim)", &biased, 1, &means, "mean")?;
-    let maxima = max_axis(&biased.view(), 1, RemoveDim)?; // [2, 3] -> [2]
-    folds("max_axis(biased, 1, RemoveDim)", &biased, 1, &maxima, "max")?;
+    // Each reduction is also a method: x.sum_axis(axis, KeepDim or RemoveDim).
+    let sums = biased.sum_axis(0, RemoveDim)?; // [2, 3] -> [3]
+    folds("biased.sum_axis(0, RemoveDim)", &biased, 0, &sums, "sum")?;
+    let means = biased.mean_axis(1, KeepDim)?; // [2, 3] -> [2, 1]
+    folds("biased.mean_axis(1, KeepDim)", &biased, 1, &means, "mean")?;
+    let maxima = biased.max_axis(1, RemoveDim)?; // [2, 3] -> [2]
+    folds("biased.max_axis(1, RemoveDim)", &biased, 1, &maxima, "max")?;
     let tenths: Tensor<1> = Tensor::from_vec([3], vec![0.1, 0.2, 0.3])?;
-    let mean = mean_axis(&tenths.view(), 0, RemoveDim)?.as_slice()[0]; // [3] -> []
+    let mean = tenths.mean_axis(0, RemoveDim)?.as_slice()[0]; // [3] -> []
     println!("mean of [0.1, 0.2, 0.3] = {mean:?}: these are not binary fractions,");
     println!(
         "so compare with a tolerance: |mean - 0.2| < 1e-12 is {}",
@@ -48,13 +50,13 @@ fn main() -> Outcome {
     heading("3. A scalar broadcasts to any shape");
     let half = Tensor::from_vec([], vec![0.5])?;
     align(&[("tokens", tokens.shape()), ("half", half.shape())]);
-    let shifted = map_binary(&tokens.view(), &half.view(), |t, s| t + s)?;
+    let shifted = map_binary(&tokens, &half, |t, s| t + s)?;
     println!("tokens + half =\n{shifted}");
 
     heading("4. Empty shapes");
     let empty_rows = Tensor::from_vec([0, 3], Vec::<f64>::new())?;
     let mut calls = 0;
-    let empty = map_binary(&empty_rows.view(), &bias.view(), |t, b| {
+    let empty = map_binary(&empty_rows, &bias, |t, b| {
         calls += 1;
         t + b
     })?;
@@ -65,28 +67,19 @@ fn main() -> Outcome {
     );
     // An empty sum is the additive identity +0.0, like NumPy's `np.sum` of nothing.
     let hollow = Tensor::from_vec([2, 0, 3], Vec::<f64>::new())?;
-    let zeros = sum_axis(&hollow.view(), 1, RemoveDim)?; // [2, 0, 3] -> [2, 3]
+    let zeros = hollow.sum_axis(1, RemoveDim)?; // [2, 0, 3] -> [2, 3]
     let positive = zeros.as_slice().iter().all(|v| v.to_bits() == 0);
     println!("sum_axis([2, 0, 3], 1) =\n{zeros}\nevery value is +0.0: {positive}");
 
     heading("5. Every refusal is a typed error");
     let short = Tensor::from_vec([2], vec![1.0, 2.0])?;
     align(&[("tokens", tokens.shape()), ("short", short.shape())]);
-    let mismatch = map_binary(&tokens.view(), &short.view(), |l, r| l + r);
+    let mismatch = map_binary(&tokens, &short, |l, r| l + r);
     refused("tokens [2, 3] + short [2]", mismatch)?;
-    refused(
-        "mean_axis([2, 0, 3], 1)",
-        mean_axis(&hollow.view(), 1, RemoveDim),
-    )?;
-    refused(
-        "max_axis([2, 0, 3], 1)",
-        max_axis(&hollow.view(), 1, RemoveDim),
-    )?;
+    refused("mean_axis([2, 0, 3], 1)", hollow.mean_axis(1, RemoveDim))?;
+    refused("max_axis([2, 0, 3], 1)", hollow.max_axis(1, RemoveDim))?;
     // RemoveDim on a rank-0 view does not compile; KeepDim fails at run time.
-    refused(
-        "sum_axis(scalar, 0, KeepDim)",
-        sum_axis(&half.view(), 0, KeepDim),
-    )?;
+    refused("scalar.sum_axis(0, KeepDim)", half.sum_axis(0, KeepDim))?;
     let dynamic_scalar = half.view().into_dyn();
     let dynamic_sum = dynamic::sum_axis(&dynamic_scalar, 0, false);
     refused("dynamic::sum_axis(scalar, 0, false)", dynamic_sum)?;

@@ -38,7 +38,7 @@ fn main() -> Outcome {
     // The head's channels, copied into an owner of shape [B, H = 1, T, D].
     let one = |x: &Tensor<3>| -> Outcome<Tensor<4>> {
         let channels = x.view().slice(2, 0..D)?.materialize()?;
-        Ok(Tensor::from_vec([1, 1, T, D], channels.into_vec())?)
+        Ok(channels.into_shape([1, 1, T, D])?) // the copy's storage, moved
     };
     let (q0, k0, v0) = (one(&q)?, one(&k)?, one(&v)?);
     let single = attend(&q0.view(), &k0.view(), &v0.view())?;
@@ -54,8 +54,7 @@ fn main() -> Outcome {
     let tokens_first = y.view().permute([0, 2, 1, 3])?;
     let refused = tokens_first.reshape([1, T, C]).unwrap_err();
     println!("\nY.permute([0, 2, 1, 3]).reshape([1, T, C]) is refused: {refused}");
-    let merged = tokens_first.materialize()?.into_vec();
-    let merged = Tensor::from_vec([1, T, C], merged)?;
+    let merged = tokens_first.materialize()?.into_shape([1, T, C])?;
     print(
         "merged = Y.permute([0, 2, 1, 3]).materialize() as [B, T, C]",
         &merged,
@@ -81,7 +80,7 @@ fn attend(q: &View<'_, 4>, k: &View<'_, 4>, v: &View<'_, 4>) -> Outcome<Tensor<4
     // Kᵀ swaps the last two axes: metadata only, matmul reads it as it is.
     let kt = k.transpose(2, 3)?;
     let scale = (q.shape()[3] as f64).sqrt();
-    let scores = map_unary(&matmul(q, &kt)?.view(), |s| s / scale)?;
+    let scores = q.matmul(&kt)?.map_unary(|s| s / scale)?;
     print("scores = Q·Kᵀ / √D  [B, H, T, T]", &scores)?;
 
     // The mask by broadcasting: rows i as [T, 1] against columns j as [1, T].
@@ -90,22 +89,20 @@ fn attend(q: &View<'_, 4>, k: &View<'_, 4>, v: &View<'_, 4>) -> Outcome<Tensor<4
         positions.view().reshape([T, 1])?,
         positions.view().reshape([1, T])?,
     );
-    let mask = map_binary(&i, &j, |i, j| j <= i)?; // [T, T]
+    let mask = i.map_binary(&j, |i, j| j <= i)?; // [T, T]
     println!("\ncausal mask j <= i  [T, T]:\n{mask}");
-    let masked = map_binary(&scores.view(), &mask.view(), |s, keep| {
-        if keep { s } else { f64::NEG_INFINITY }
-    })?;
+    let masked = scores.map_binary(&mask, |s, keep| if keep { s } else { f64::NEG_INFINITY })?;
     print("masked = where(mask, scores, -inf)", &masked)?;
 
     // Stable softmax over the last axis; KeepDim lets max and sum broadcast back.
-    let max = max_axis(&masked.view(), 3, KeepDim)?; // [B, H, T, 1]
+    let max = masked.max_axis(3, KeepDim)?; // [B, H, T, 1]
     print("row max  [B, H, T, 1]", &max)?;
-    let exp = map_binary(&masked.view(), &max.view(), |s, m| (s - m).exp())?;
+    let exp = masked.map_binary(&max, |s, m| (s - m).exp())?;
     print("exp(masked - max): exp(-inf) = 0 hides the future", &exp)?;
-    let sum = sum_axis(&exp.view(), 3, KeepDim)?; // [B, H, T, 1]
-    let p = map_binary(&exp.view(), &sum.view(), |e, z| e / z)?;
+    let sum = exp.sum_axis(3, KeepDim)?; // [B, H, T, 1]
+    let p = exp.map_binary(&sum, |e, z| e / z)?;
     print("P = exp / row sum", &p)?;
-    let totals = sum_axis(&p.view(), 3, RemoveDim)?;
+    let totals = p.sum_axis(3, RemoveDim)?;
     if totals
         .as_slice()
         .iter()
@@ -118,14 +115,14 @@ fn attend(q: &View<'_, 4>, k: &View<'_, 4>, v: &View<'_, 4>) -> Outcome<Tensor<4
         return Err("a token attends to a later token".into());
     }
 
-    let y = matmul(&p.view(), v)?;
+    let y = p.matmul(v)?;
     print("Y = P·V  [B, H, T, D]", &y)?;
     Ok(y)
 }
 
 /// Prints `label` and the values of `tensor` rounded to three places.
 fn print<const R: usize>(label: &str, tensor: &Tensor<R>) -> Outcome {
-    let rounded = map_unary(&tensor.view(), |x| {
+    let rounded = tensor.map_unary(|x| {
         if x.is_finite() {
             (x * 1e3).round() / 1e3
         } else {
