@@ -139,12 +139,12 @@ fn attend(q: &View<'_, 4>, kt: &View<'_, 4>, v: &View<'_, 4>) -> Attention {
     let j = positions.view().reshape([1, t]).unwrap();
     let mask = map_binary(&i, &j, |i, j| j <= i).unwrap();
     let hide = |s: f64, keep: bool| if keep { s } else { f64::NEG_INFINITY };
-    let masked = map_binary(&scores.view(), &mask.view(), hide).unwrap();
-    let max = max_axis(&masked.view(), 3, KeepDim).unwrap();
-    let exp = map_binary(&masked.view(), &max.view(), |s, m| (s - m).exp()).unwrap();
-    let total = sum_axis(&exp.view(), 3, KeepDim).unwrap();
-    let probs = map_binary(&exp.view(), &total.view(), |e, z| e / z).unwrap();
-    let out = matmul(&probs.view(), v).unwrap();
+    let masked = map_binary(&scores, &mask, hide).unwrap();
+    let max = max_axis(&masked, 3, KeepDim).unwrap();
+    let exp = map_binary(&masked, &max, |s, m| (s - m).exp()).unwrap();
+    let total = sum_axis(&exp, 3, KeepDim).unwrap();
+    let probs = map_binary(&exp, &total, |e, z| e / z).unwrap();
+    let out = matmul(&probs, v).unwrap();
     Attention {
         scores,
         masked,
@@ -261,7 +261,7 @@ fn mismatched_operands_are_typed_errors() {
     let q = Tensor::<4>::zeros([1, 2, 3, 4]).unwrap();
     let kt = Tensor::<4>::zeros([1, 2, 5, 3]).unwrap(); // D = 5, not 4
     assert_eq!(
-        matmul(&q.view(), &kt.view()).unwrap_err(),
+        matmul(&q, &kt).unwrap_err(),
         TensorOpError::MatmulInnerMismatch {
             left_k: 4,
             right_k: 5
@@ -269,7 +269,7 @@ fn mismatched_operands_are_typed_errors() {
     );
     let other_heads = Tensor::<4>::zeros([1, 3, 4, 3]).unwrap(); // H = 3, not 2
     assert_eq!(
-        matmul(&q.view(), &other_heads.view()).unwrap_err(),
+        matmul(&q, &other_heads).unwrap_err(),
         TensorOpError::IncompatibleBroadcast {
             axis: 1,
             left_dimension: 2,
@@ -280,7 +280,7 @@ fn mismatched_operands_are_typed_errors() {
     let probs = Tensor::<4>::zeros([1, 2, 3, 3]).unwrap();
     let v = Tensor::<4>::zeros([1, 2, 4, 4]).unwrap();
     assert_eq!(
-        matmul(&probs.view(), &v.view()).unwrap_err(),
+        matmul(&probs, &v).unwrap_err(),
         TensorOpError::MatmulInnerMismatch {
             left_k: 3,
             right_k: 4

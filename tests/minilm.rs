@@ -36,15 +36,14 @@ fn layer_norm(
 ) -> Tensor<2, f32> {
     let mean = mean_axis(x, 1, KeepDim).unwrap(); // [T, 1]
     let centered = map_binary(x, &mean.view(), |v, m| v - m).unwrap();
-    let squared = map_unary(&centered.view(), |c| c * c).unwrap();
-    let deviation = map_unary(
-        &mean_axis(&squared.view(), 1, KeepDim).unwrap().view(),
-        |v| (v + 1e-12).sqrt(),
-    )
+    let squared = map_unary(&centered, |c| c * c).unwrap();
+    let deviation = map_unary(&mean_axis(&squared, 1, KeepDim).unwrap().view(), |v| {
+        (v + 1e-12).sqrt()
+    })
     .unwrap();
-    let normalized = map_binary(&centered.view(), &deviation.view(), |c, s| c / s).unwrap();
-    let scaled = map_binary(&normalized.view(), gamma, |n, g| n * g).unwrap();
-    map_binary(&scaled.view(), beta, |s, b| s + b).unwrap()
+    let normalized = map_binary(&centered, &deviation, |c, s| c / s).unwrap();
+    let scaled = map_binary(&normalized, gamma, |n, g| n * g).unwrap();
+    map_binary(&scaled, beta, |s, b| s + b).unwrap()
 }
 
 /// `torch.nn.Linear`: `x · Wᵀ + b` with `W` stored `[out, in]`; `Wᵀ` is a
@@ -53,7 +52,7 @@ fn linear(weights: &Weights<'_>, name: &str, x: &View<'_, 2, f32>) -> Tensor<2, 
     let w = weight::<2>(weights, &format!("{name}.weight"));
     let b = weight::<1>(weights, &format!("{name}.bias"));
     let product = matmul(x, &w.view().transpose(0, 1).unwrap()).unwrap();
-    map_binary(&product.view(), &b.view(), |p, b| p + b).unwrap()
+    map_binary(&product, &b.view(), |p, b| p + b).unwrap()
 }
 
 /// Split heads, `[T, C]` -> reshape `[1, T, H, D]` -> permute `[1, H, T, D]`:
@@ -85,7 +84,7 @@ fn layer(weights: &Weights<'_>, heads: usize) -> Stages {
     let positions = weight::<2>(weights, "embeddings.position_rows");
     let token_type = weight::<1>(weights, "embeddings.token_type_row");
     let summed = map_binary(&words.view(), &positions.view(), |w, p| w + p).unwrap();
-    let summed = map_binary(&summed.view(), &token_type.view(), |s, t| s + t).unwrap();
+    let summed = map_binary(&summed, &token_type.view(), |s, t| s + t).unwrap();
     let norm = |x: &View<'_, 2, f32>, name: &str| {
         let gamma = weight::<1>(weights, &format!("{name}.weight"));
         layer_norm(
@@ -111,14 +110,14 @@ fn layer(weights: &Weights<'_>, heads: usize) -> Stages {
     )
     .unwrap();
     // Softmax over the keys, max-subtracted (no mask: BERT attends both ways).
-    let max = max_axis(&scores.view(), 3, KeepDim).unwrap();
-    let exp = map_binary(&scores.view(), &max.view(), |s, m| (s - m).exp()).unwrap();
-    let total = sum_axis(&exp.view(), 3, KeepDim).unwrap();
-    let probabilities = map_binary(&exp.view(), &total.view(), |e, z| e / z).unwrap();
+    let max = max_axis(&scores, 3, KeepDim).unwrap();
+    let exp = map_binary(&scores, &max, |s, m| (s - m).exp()).unwrap();
+    let total = sum_axis(&exp, 3, KeepDim).unwrap();
+    let probabilities = map_binary(&exp, &total, |e, z| e / z).unwrap();
 
     // Merge heads: [1, H, T, D] -> [1, T, H, D] is not contiguous, so reshape
     // refuses it and one materialize copies it.
-    let heads_out = matmul(&probabilities.view(), &vh).unwrap();
+    let heads_out = matmul(&probabilities, &vh).unwrap();
     let tokens_first = heads_out.view().permute([0, 2, 1, 3]).unwrap();
     assert_eq!(
         tokens_first.reshape([1, TOKENS, WIDTH]).unwrap_err(),
@@ -130,7 +129,7 @@ fn layer(weights: &Weights<'_>, heads: usize) -> Stages {
 
     let flat = context.view().reshape([TOKENS, WIDTH]).unwrap();
     let dense = linear(weights, "attention.output.dense", &flat);
-    let residual = map_binary(&dense.view(), &embeddings.view(), |d, e| d + e).unwrap();
+    let residual = map_binary(&dense, &embeddings, |d, e| d + e).unwrap();
     let output = norm(&residual.view(), "attention.output.layer_norm");
     Stages {
         embeddings,

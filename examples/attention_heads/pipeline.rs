@@ -153,7 +153,7 @@ pub fn scores(
     let dots = matmul(q, kt)?;
     rec.owner(format_args!("Q·Kᵀ = matmul(Q, Kᵀ)"), Made::Temporary, &dots);
     let scale = (q.shape()[3] as f64).sqrt();
-    Ok(map_unary(&dots.view(), |s| s / scale)?)
+    Ok(map_unary(&dots, |s| s / scale)?)
 }
 
 /// Every owner of the attention step, kept alive so a layout trace never
@@ -208,33 +208,37 @@ pub fn attention(
     rec.owner(format_args!("scores = Q·Kᵀ/√D"), Made::Computed, &scores);
 
     rec.step(format_args!("4c · mask, then a stable softmax"));
-    let masked = map_binary(&scores.view(), &mask.view(), |s, keep| {
-        if keep { s } else { f64::NEG_INFINITY }
-    })?;
+    let masked = map_binary(
+        &scores,
+        &mask,
+        |s, keep| {
+            if keep { s } else { f64::NEG_INFINITY }
+        },
+    )?;
     rec.owner(
         format_args!("masked = where(mask, scores, -inf)"),
         Made::Computed,
         &masked,
     );
-    let max = max_axis(&masked.view(), 3, KeepDim)?;
+    let max = max_axis(&masked, 3, KeepDim)?;
     rec.owner(
         format_args!("max = max_axis(3, KeepDim)"),
         Made::Computed,
         &max,
     );
-    let exp = map_binary(&masked.view(), &max.view(), |s, m| (s - m).exp())?;
+    let exp = map_binary(&masked, &max, |s, m| (s - m).exp())?;
     rec.owner(format_args!("exp(masked - max)"), Made::Computed, &exp);
-    let sum = sum_axis(&exp.view(), 3, KeepDim)?;
+    let sum = sum_axis(&exp, 3, KeepDim)?;
     rec.owner(
         format_args!("sum = sum_axis(3, KeepDim)"),
         Made::Computed,
         &sum,
     );
-    let probs = map_binary(&exp.view(), &sum.view(), |e, z| e / z)?;
+    let probs = map_binary(&exp, &sum, |e, z| e / z)?;
     rec.owner(format_args!("P = exp / sum"), Made::Computed, &probs);
 
     rec.step(format_args!("4d · Y = matmul(P, V)"));
-    let out = matmul(&probs.view(), &heads.v)?;
+    let out = matmul(&probs, &heads.v)?;
     rec.owner(format_args!("Y = matmul(P, V)"), Made::Computed, &out);
     Ok(Attention {
         positions,
