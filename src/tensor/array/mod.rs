@@ -5,8 +5,11 @@
 pub(crate) mod convert;
 pub(crate) mod dyn_transforms;
 pub(crate) mod dynamic;
+pub(crate) mod dynamic_mut;
+pub(crate) mod iter;
 pub(crate) mod materialize;
 pub(crate) mod owned;
 pub(crate) mod ranked;
 pub(crate) mod shared;
 pub(crate) mod view;
+pub(crate) mod view_mut;
