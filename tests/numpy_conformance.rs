@@ -4,8 +4,8 @@
 //! indexing, strides, views and broadcasting; Python's IEEE 754 arithmetic
 //! for our exact ascending sums and first-NaN maxima) and read here with std
 //! only, so neither the tests nor CI need Python. Every case runs through the
-//! dynamic API (`tensor::dynamic`) and, dispatched by rank with a `match`,
-//! through the ranked API (`Tensor<R>`, `View<R>`, `tensor::ops`); both are
+//! dynamic API (`tensor::dynamic`) and, dispatched by rank with
+//! `common::with_rank!`, through the ranked API (`Tensor<R>`, `View<R>`, `tensor::ops`); both are
 //! compared bit for bit. Where NumPy deliberately differs from us (reshape of
 //! a non-contiguous view, empty mean / max, slices past the end, max ties
 //! and NaN payloads, pairwise summation, layouts of empty and extent-1 axes)
@@ -17,6 +17,7 @@
 
 #[path = "numpy_conformance/broadcast.rs"]
 mod broadcast;
+mod common;
 #[path = "numpy_conformance/fixture.rs"]
 mod fixture;
 #[path = "numpy_conformance/reduce.rs"]
@@ -26,7 +27,7 @@ mod views;
 
 use fixture::{Report, load};
 
-/// The floor: at least 1,000 seeded cases over ranks 0 to 6.
+/// At least 1,000 seeded cases over ranks 0 to 6, so every rank and op is covered many times.
 #[test]
 fn fixtures_hold_at_least_a_thousand_cases_over_ranks_0_to_6() {
     let mut report = Report::new("fixture totals");

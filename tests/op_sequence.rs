@@ -475,10 +475,11 @@ proptest! {
     }
 }
 
-/// The model itself on seed 000 / 003's worked numbers, so it cannot agree
-/// with the crate by being wrong in the same way unnoticed.
+/// The model itself on the `[2, 3]` owner's transposes, slices, broadcasts
+/// and reductions, with values worked out by hand, so it cannot agree with
+/// the crate by being wrong in the same way unnoticed.
 #[test]
-fn model_reproduces_the_seed_examples() {
+fn model_reproduces_the_hand_worked_examples() {
     let owner = Model::owner(vec![2, 3], vec![10.0, 11.0, 12.0, 20.0, 21.0, 22.0]);
     let t = owner.transpose(0, 1).unwrap();
     assert_eq!(

@@ -14,23 +14,33 @@
 //! rows at full size). Exit code 0 only if every check passes; 1 on a
 //! mismatch; 2 for bad flags.
 //!
-//! Modules: `args` (flags), `prng` (seeded input), `pipeline` (the steps,
-//! shared with `tests/attention.rs`), `ledger` (trace and costs), `heap`
-//! (counting allocator), `naive` (the reference), `verify` (comparisons),
-//! `report` (byte and time summaries).
+//! Modules: `pipeline` (the algorithm, step by step), `args` (sizes and
+//! flags), `naive` (the plain-loop reference), `verify` (comparisons),
+//! `times` (the time table), `tests` (unit tests: `cargo test --example
+//! attention_heads`); shared with other examples, from `examples/common/`:
+//! `audit` (recorder, ledger, counting allocator, byte report), `flags`
+//! (flag parsing), `prng` (seeded input).
 
 mod args;
-mod heap;
-mod ledger;
+#[path = "../common/audit/mod.rs"]
+mod audit;
+#[path = "../common/flags.rs"]
+mod flags;
 mod naive;
 mod pipeline;
+#[path = "../common/prng.rs"]
 mod prng;
-mod report;
+#[cfg(test)]
+mod tests;
+mod times;
 mod verify;
 
-use args::{ArgsError, Config};
-use ledger::Ledger;
-use pipeline::{Made, Part, Recorder};
+use args::Config;
+use audit::ledger::Ledger;
+use audit::record::{Made, Recorder};
+use audit::{heap, report};
+use flags::FlagsError;
+use pipeline::Part;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -40,11 +50,11 @@ static ALLOCATOR: heap::Counting = heap::Counting;
 fn main() -> ExitCode {
     let config = match args::parse(std::env::args_os().skip(1)) {
         Ok(config) => config,
-        Err(ArgsError::Help) => {
+        Err(FlagsError::Help) => {
             println!("{}", args::USAGE);
             return ExitCode::SUCCESS;
         }
-        Err(ArgsError::Usage(message)) => {
+        Err(FlagsError::Usage(message)) => {
             eprintln!("error: {message}\n\n{}", args::USAGE);
             return ExitCode::from(2);
         }
@@ -81,7 +91,7 @@ fn run(config: &Config) -> Result<bool, llm_from_scratch::Error> {
 
     let mut ledger = Ledger::new(heap::requested_bytes);
     ledger.step(format_args!("0 · input: packed projection qkv [B, T, 3C]"));
-    let qkv = prng::packed_qkv(b, t, c, prng::SEED)?;
+    let qkv = prng::tensor([b, t, 3 * c], prng::SEED)?;
     ledger.owner(format_args!("qkv"), Made::Input, &qkv);
     ledger.print_new();
 
@@ -127,7 +137,7 @@ fn run(config: &Config) -> Result<bool, llm_from_scratch::Error> {
     println!("\n── bytes ──");
     ok &= report::bytes(&ledger);
     println!("\n── time (this run, wall clock) ──");
-    report::times(&ledger, &dims);
+    times::table(&ledger, &dims);
     println!(
         "  whole pipeline {pipeline_ms:.1} ms; with checks {:.1} ms",
         started.elapsed().as_secs_f64() * 1e3

@@ -3,103 +3,18 @@
 //! Each function is one step of OpenAI's GPT-2 `attn` block (`model.py`:
 //! `split_states` / `split_heads`, `multihead_attn`, `merge_heads`) and
 //! reports every layout it creates to a [`Recorder`], so a caller can print
-//! where values are shared and where they are copied. The example prints
-//! and audits those records; `tests/attention.rs` runs the same functions
-//! against a NumPy fixture. Nothing here copies values except
-//! [`View::materialize`], and every such call is recorded as [`Made::Copy`];
-//! `matmul` and the maps and reductions compute new values (op outputs).
-//! `matmul` packs small panels of its operands into its own bounded scratch
-//! while it multiplies: kernel working memory, not a materialized operand.
+//! where values are shared and where they are copied (`main.rs` prints and
+//! audits those records; `tests.rs` checks the values against a plain-loop
+//! reference). Nothing here copies values except [`View::materialize`], and
+//! every such call is recorded as [`Made::Copy`]; `matmul` and the maps and
+//! reductions compute new values (op outputs). `matmul` packs small panels
+//! of its operands into its own bounded scratch while it multiplies: kernel
+//! working memory, not a materialized operand.
 
+use crate::args::Dims;
+use crate::audit::record::{Made, Recorder};
+use llm_from_scratch::Error;
 use llm_from_scratch::prelude::*;
-use std::fmt::Arguments;
-
-/// The sizes of one run: batch `B`, sequence `T`, heads `H`, head width `D`,
-/// and the model width `C = H * D` (GPT-2 small: 1, 1024, 12, 64, 768).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Dims {
-    batch: usize,
-    seq: usize,
-    heads: usize,
-    head_width: usize,
-}
-
-impl Dims {
-    /// Checked sizes: `None` if `B * T * 3 * H * D` (the packed projection's
-    /// element count) does not fit in `usize`.
-    pub fn new(batch: usize, seq: usize, heads: usize, head_width: usize) -> Option<Self> {
-        [seq, 3, heads, head_width]
-            .iter()
-            .try_fold(batch, |count, &extent| count.checked_mul(extent))?;
-        Some(Self {
-            batch,
-            seq,
-            heads,
-            head_width,
-        })
-    }
-
-    /// `B`.
-    pub fn batch(&self) -> usize {
-        self.batch
-    }
-
-    /// `T`.
-    pub fn seq(&self) -> usize {
-        self.seq
-    }
-
-    /// `H`.
-    pub fn heads(&self) -> usize {
-        self.heads
-    }
-
-    /// `D`.
-    pub fn head_width(&self) -> usize {
-        self.head_width
-    }
-
-    /// `C = H * D` (cannot overflow: checked by [`Dims::new`]).
-    pub fn width(&self) -> usize {
-        self.heads * self.head_width
-    }
-}
-
-/// Why a new owner exists.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Made {
-    /// Input data (the packed projection, position indices).
-    Input,
-    /// An announced copy: `materialize` of a view that `reshape` refused.
-    Copy,
-    /// New values computed by `map_unary` / `map_binary` / a reduction, kept.
-    Computed,
-    /// Computed values dropped inside the step that made them.
-    Temporary,
-}
-
-/// Receives every layout the pipeline creates, in order.
-///
-/// Labels are `format_args!` so that recording costs no allocation between
-/// two operations (a heap probe in the recorder sees only the operation's own).
-pub trait Recorder {
-    /// A new step starts.
-    fn step(&mut self, title: Arguments<'_>);
-    /// A view was created (no copy expected).
-    fn view<const R: usize, T>(&mut self, label: Arguments<'_>, view: &View<'_, R, T>);
-    /// A new owner was created, for the reason `made`.
-    fn owner<const R: usize, T>(&mut self, label: Arguments<'_>, made: Made, tensor: &Tensor<R, T>);
-    /// A request was refused with `error`.
-    fn rejected(&mut self, label: Arguments<'_>, error: &TensorViewError);
-}
-
-/// Records nothing.
-impl Recorder for () {
-    fn step(&mut self, _: Arguments<'_>) {}
-    fn view<const R: usize, T>(&mut self, _: Arguments<'_>, _: &View<'_, R, T>) {}
-    fn owner<const R: usize, T>(&mut self, _: Arguments<'_>, _: Made, _: &Tensor<R, T>) {}
-    fn rejected(&mut self, _: Arguments<'_>, _: &TensorViewError) {}
-}
 
 /// A layout that is either shared with an existing owner or had to be copied.
 #[derive(Debug)]
@@ -127,7 +42,7 @@ fn reshapeable<'a, const R: usize, const S: usize>(
     shape: [usize; S],
     name: &str,
     rec: &mut impl Recorder,
-) -> Result<Part<'a, R>, llm_from_scratch::Error> {
+) -> Result<Part<'a, R>, Error> {
     match view.reshape(shape) {
         Ok(_) => Ok(Part::Shared(view)),
         Err(TensorViewError::NonContiguousReshape) => {
@@ -155,13 +70,10 @@ pub fn slice_qkv<'a>(
     qkv: &'a Tensor<3>,
     dims: &Dims,
     rec: &mut impl Recorder,
-) -> Result<[Part<'a, 3>; 3], llm_from_scratch::Error> {
+) -> Result<[Part<'a, 3>; 3], Error> {
     rec.step(format_args!("1 · Q, K, V = slices of qkv's last axis"));
-    let (c, split) = (
-        dims.width(),
-        [dims.batch, dims.seq, dims.heads, dims.head_width],
-    );
-    let mut part = |index: usize, name: &str| -> Result<Part<'a, 3>, llm_from_scratch::Error> {
+    let (c, split) = (dims.width(), dims.split());
+    let mut part = |index: usize, name: &str| -> Result<Part<'a, 3>, Error> {
         let range = index * c..(index + 1) * c;
         let slice = qkv.view().slice(2, range.clone())?;
         rec.view(format_args!("{name} = qkv.slice(2, {range:?})"), &slice);
@@ -190,19 +102,18 @@ pub fn split_heads<'a>(
     parts: &'a [Part<'_, 3>; 3],
     dims: &Dims,
     rec: &mut impl Recorder,
-) -> Result<Heads<'a>, llm_from_scratch::Error> {
+) -> Result<Heads<'a>, Error> {
     rec.step(format_args!(
         "2 · split heads: reshape, permute [B, H, T, D]"
     ));
-    let split = [dims.batch, dims.seq, dims.heads, dims.head_width];
-    let mut heads =
-        |part: &'a Part<'_, 3>, name: &str| -> Result<View<'a, 4>, llm_from_scratch::Error> {
-            let reshaped = part.view().reshape(split)?;
-            rec.view(format_args!("{name}.reshape([B, T, H, D])"), &reshaped);
-            let permuted = reshaped.permute([0, 2, 1, 3])?;
-            rec.view(format_args!("{name}.….permute([0, 2, 1, 3])"), &permuted);
-            Ok(permuted)
-        };
+    let split = dims.split();
+    let mut heads = |part: &'a Part<'_, 3>, name: &str| -> Result<View<'a, 4>, Error> {
+        let reshaped = part.view().reshape(split)?;
+        rec.view(format_args!("{name}.reshape([B, T, H, D])"), &reshaped);
+        let permuted = reshaped.permute([0, 2, 1, 3])?;
+        rec.view(format_args!("{name}.….permute([0, 2, 1, 3])"), &permuted);
+        Ok(permuted)
+    };
     let [q, k, v] = parts;
     Ok(Heads {
         q: heads(q, "Q")?,
@@ -216,10 +127,7 @@ pub fn split_heads<'a>(
 ///
 /// # Errors
 /// None for a rank-4 view (the axes are in range).
-pub fn transpose_keys<'a>(
-    k: &View<'a, 4>,
-    rec: &mut impl Recorder,
-) -> Result<View<'a, 4>, llm_from_scratch::Error> {
+pub fn transpose_keys<'a>(k: &View<'a, 4>, rec: &mut impl Recorder) -> Result<View<'a, 4>, Error> {
     rec.step(format_args!("3 · Kᵀ = K.transpose(2, 3)"));
     let kt = k.transpose(2, 3)?;
     rec.view(format_args!("Kᵀ = K.transpose(2, 3)"), &kt);
@@ -241,11 +149,11 @@ pub fn scores(
     q: &View<'_, 4>,
     kt: &View<'_, 4>,
     rec: &mut impl Recorder,
-) -> Result<Tensor<4>, llm_from_scratch::Error> {
+) -> Result<Tensor<4>, Error> {
     let dots = matmul(q, kt)?;
     rec.owner(format_args!("Q·Kᵀ = matmul(Q, Kᵀ)"), Made::Temporary, &dots);
     let scale = (q.shape()[3] as f64).sqrt();
-    Ok(map_unary(&dots.view(), |s| s / scale)?)
+    Ok(map_unary(&dots, |s| s / scale)?)
 }
 
 /// Every owner of the attention step, kept alive so a layout trace never
@@ -283,7 +191,7 @@ pub fn attention(
     heads: &Heads<'_>,
     kt: &View<'_, 4>,
     rec: &mut impl Recorder,
-) -> Result<Attention, llm_from_scratch::Error> {
+) -> Result<Attention, Error> {
     let seq = heads.q.shape()[2];
     rec.step(format_args!("4a · causal mask over all T positions"));
     let positions: Tensor<1, usize> = Tensor::from_fn([seq], |[i]| i)?;
@@ -300,33 +208,37 @@ pub fn attention(
     rec.owner(format_args!("scores = Q·Kᵀ/√D"), Made::Computed, &scores);
 
     rec.step(format_args!("4c · mask, then a stable softmax"));
-    let masked = map_binary(&scores.view(), &mask.view(), |s, keep| {
-        if keep { s } else { f64::NEG_INFINITY }
-    })?;
+    let masked = map_binary(
+        &scores,
+        &mask,
+        |s, keep| {
+            if keep { s } else { f64::NEG_INFINITY }
+        },
+    )?;
     rec.owner(
         format_args!("masked = where(mask, scores, -inf)"),
         Made::Computed,
         &masked,
     );
-    let max = max_axis(&masked.view(), 3, KeepDim)?;
+    let max = max_axis(&masked, 3, KeepDim)?;
     rec.owner(
         format_args!("max = max_axis(3, KeepDim)"),
         Made::Computed,
         &max,
     );
-    let exp = map_binary(&masked.view(), &max.view(), |s, m| (s - m).exp())?;
+    let exp = map_binary(&masked, &max, |s, m| (s - m).exp())?;
     rec.owner(format_args!("exp(masked - max)"), Made::Computed, &exp);
-    let sum = sum_axis(&exp.view(), 3, KeepDim)?;
+    let sum = sum_axis(&exp, 3, KeepDim)?;
     rec.owner(
         format_args!("sum = sum_axis(3, KeepDim)"),
         Made::Computed,
         &sum,
     );
-    let probs = map_binary(&exp.view(), &sum.view(), |e, z| e / z)?;
+    let probs = map_binary(&exp, &sum, |e, z| e / z)?;
     rec.owner(format_args!("P = exp / sum"), Made::Computed, &probs);
 
     rec.step(format_args!("4d · Y = matmul(P, V)"));
-    let out = matmul(&probs.view(), &heads.v)?;
+    let out = matmul(&probs, &heads.v)?;
     rec.owner(format_args!("Y = matmul(P, V)"), Made::Computed, &out);
     Ok(Attention {
         positions,
@@ -355,7 +267,7 @@ pub fn merge_heads<'a>(
     y: View<'a, 4>,
     name: &str,
     rec: &mut impl Recorder,
-) -> Result<Part<'a, 3>, llm_from_scratch::Error> {
+) -> Result<Part<'a, 3>, Error> {
     let permuted = y.permute([0, 2, 1, 3])?;
     rec.view(format_args!("{name}.permute([0, 2, 1, 3])"), &permuted);
     let [b, t, h, d] = *permuted.shape();

@@ -4,8 +4,9 @@
 //! Layout steps are checked in full; the attention tensors on the query rows
 //! the configuration selects (all of them for small sizes).
 
+use crate::args::Dims;
 use crate::naive::{Naive, Which, select_rows};
-use crate::pipeline::{Attention, Dims, Heads, Part};
+use crate::pipeline::{Attention, Heads, Part};
 use llm_from_scratch::prelude::*;
 
 /// Tolerance of the computed (softmax path) outputs.

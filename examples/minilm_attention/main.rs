@@ -13,8 +13,11 @@
 //! is checked against the same reference numbers. Exit code 1 when a stage
 //! is off by more than its tolerance, 2 for bad arguments or files.
 
+#[path = "../common/flags.rs"]
+mod flags;
 mod pipeline;
 
+use flags::FlagsError;
 use llm_from_scratch::tensor::weights::{AlignedBytes, Weights};
 use pipeline::{Naming, max_abs_diff};
 use std::process::ExitCode;
@@ -44,39 +47,39 @@ struct Args {
     tokens: Option<Vec<usize>>,
 }
 
-fn parse_args() -> Result<Args, String> {
-    let mut args = Args {
-        model: None,
-        tokens: None,
-    };
-    let mut items = std::env::args().skip(1);
-    while let Some(flag) = items.next() {
-        let mut value = || items.next().ok_or(format!("{flag} needs a value"));
-        match flag.as_str() {
-            "--model" => args.model = Some(value()?),
-            "--tokens" => {
-                let list = value()?;
-                let ids = list.split(',').map(|id| id.trim().parse::<usize>());
-                let ids = ids
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(|e| format!("--tokens {list}: {e}"))?;
-                if ids.is_empty() || ids.len() > 512 {
-                    return Err("--tokens needs 1 to 512 ids (BERT's context)".into());
-                }
-                args.tokens = Some(ids);
+/// The flags; `Err(FlagsError::Help)` for `--help`.
+fn parse_args() -> Result<Args, FlagsError> {
+    let [model, tokens] = flags::parse(std::env::args_os().skip(1), ["--model", "--tokens"])?;
+    let tokens = match tokens {
+        None => None,
+        Some(list) => {
+            let ids = list.split(',').map(|id| id.trim().parse::<usize>());
+            let ids = ids
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| FlagsError::Usage(format!("--tokens {list}: {e}")))?;
+            if ids.is_empty() || ids.len() > 512 {
+                let message = "--tokens needs 1 to 512 ids (BERT's context)";
+                return Err(FlagsError::Usage(message.into()));
             }
-            "--help" | "-h" => {
-                println!("{USAGE}");
-                std::process::exit(0);
-            }
-            other => return Err(format!("unknown argument {other}; try --help")),
+            Some(ids)
         }
-    }
-    Ok(args)
+    };
+    Ok(Args { model, tokens })
 }
 
 fn main() -> ExitCode {
-    match run() {
+    let args = match parse_args() {
+        Ok(args) => args,
+        Err(FlagsError::Help) => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(FlagsError::Usage(message)) => {
+            eprintln!("error: {message}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&args) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(message) => {
@@ -86,8 +89,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run() -> Result<bool, String> {
-    let args = parse_args()?;
+fn run(args: &Args) -> Result<bool, String> {
     let fixture_bytes = AlignedBytes::read(FIXTURE).map_err(|e| format!("{FIXTURE}: {e}"))?;
     let fixture = Weights::parse(fixture_bytes.as_bytes()).map_err(|e| e.to_string())?;
     let fixture_ids: Vec<usize> = fixture

@@ -130,6 +130,92 @@ pub enum TensorViewError {
         /// The number of strides given.
         strides: usize,
     },
+    /// `split_axis`: the two requested extents do not multiply to the axis's extent.
+    #[error("split_axis: axis {axis} has extent {extent}, which does not split into {requested:?}")]
+    SplitAxisMismatch {
+        /// The axis being split.
+        axis: usize,
+        /// Its extent.
+        extent: usize,
+        /// The requested `[outer, inner]` extents.
+        requested: [usize; 2],
+    },
+    /// `merge_axes`: `axis` and `axis + 1` are not chained in memory.
+    #[error(
+        "merge_axes: axes {axis} and {} are not adjacent in memory (stride[{axis}] != stride[{}] * extent[{}]); materialize() first",
+        axis + 1, axis + 1, axis + 1
+    )]
+    NonMergeableAxes {
+        /// The first of the two axes.
+        axis: usize,
+    },
+    /// `reshape_strided`: the new shape needs a copy under PyTorch's `view` rule.
+    #[error(
+        "reshape_strided: the view's strides cannot express the requested shape without a copy (PyTorch's view rule); materialize() first"
+    )]
+    NonStrideCompatibleReshape,
+    /// `squeeze` of an axis whose extent is not 1.
+    #[error("squeeze: axis {axis} has extent {extent}, only an extent-1 axis can be removed")]
+    SqueezeNonUnitAxis {
+        /// The axis given.
+        axis: usize,
+        /// Its extent.
+        extent: usize,
+    },
+    /// `broadcast_to` a shape of lower rank (dynamic views; the ranked API does not compile).
+    #[error(
+        "broadcast_to: a rank-{rank} view cannot be broadcast to rank {target_rank}; broadcasting never removes axes"
+    )]
+    BroadcastRankTooSmall {
+        /// The view's rank.
+        rank: usize,
+        /// The target shape's rank.
+        target_rank: usize,
+    },
+    /// `broadcast_to` (NumPy's rule): an extent that is neither equal to the target's nor 1.
+    #[error(
+        "broadcast_to: output axis {axis} would stretch extent {extent} to {target}; only extent 1 (or a missing axis) broadcasts"
+    )]
+    IncompatibleBroadcast {
+        /// The leftmost failing axis of the (right-aligned) target shape.
+        axis: usize,
+        /// The view's extent there.
+        extent: usize,
+        /// The target extent there.
+        target: usize,
+    },
+    /// `slice_step` with a step of 0.
+    #[error("slice_step: the step on axis {axis} is 0; it must be at least 1")]
+    ZeroSliceStep {
+        /// The sliced axis.
+        axis: usize,
+    },
+    /// `chunk::<N>`: the axis's extent is not a multiple of `N`.
+    #[error("chunk: axis {axis} of extent {extent} does not split into {chunks} equal parts")]
+    UnevenChunk {
+        /// The axis given.
+        axis: usize,
+        /// Its extent.
+        extent: usize,
+        /// The requested number of parts.
+        chunks: usize,
+    },
+    /// `axis_chunks_iter` with a chunk size of 0.
+    #[error("axis_chunks_iter: the chunk size on axis {axis} is 0; it must be at least 1")]
+    ZeroChunkSize {
+        /// The axis given.
+        axis: usize,
+    },
+    /// A mutable view whose layout reaches one stored value from two coordinates.
+    #[error(
+        "mutable view: the layout (shape {shape:?}, strides {strides:?}) reaches some stored value twice; a mutable view must not overlap itself"
+    )]
+    OverlappingMutableView {
+        /// The shape given.
+        shape: Vec<usize>,
+        /// The strides given.
+        strides: Vec<usize>,
+    },
     /// `materialize_into` got an output tensor of another shape.
     #[error("materialize_into: the output has shape {actual:?}, the view has shape {expected:?}")]
     OutputShapeMismatch {

@@ -2,6 +2,7 @@
 //! holding 0.0, 1.0, ... in storage order (so a value is its storage offset).
 
 use super::fixture::{self, Case, Expected, Report};
+use crate::common::with_rank;
 use llm_from_scratch::tensor::dynamic::{DynTensor, DynView};
 use llm_from_scratch::tensor::{Tensor, View};
 
@@ -193,16 +194,7 @@ fn run_dynamic(chain: &Chain, id: &str, report: &mut Report) -> Trace {
 
 /// The ranked API: `Tensor<R>` and `View<R>`, the rank following each reshape.
 fn run_ranked(chain: &Chain) -> Option<Trace> {
-    match chain.owner.len() {
-        0 => start::<0>(chain),
-        1 => start::<1>(chain),
-        2 => start::<2>(chain),
-        3 => start::<3>(chain),
-        4 => start::<4>(chain),
-        5 => start::<5>(chain),
-        6 => start::<6>(chain),
-        rank => panic!("owner rank {rank} is beyond the fixtures' 6"),
-    }
+    with_rank!(chain.owner.len(), [0 1 2 3 4 5 6], |R| start::<R>(chain))
 }
 
 fn start<const R: usize>(chain: &Chain) -> Option<Trace> {
@@ -251,16 +243,9 @@ fn reshape<const R: usize>(
     rest: &[(Op, Outcome, Option<String>)],
     steps: &mut Vec<Outcome>,
 ) -> Option<Vec<f64>> {
-    match shape.len() {
-        0 => reshape_to::<R, 0>(view, shape, rest, steps),
-        1 => reshape_to::<R, 1>(view, shape, rest, steps),
-        2 => reshape_to::<R, 2>(view, shape, rest, steps),
-        3 => reshape_to::<R, 3>(view, shape, rest, steps),
-        4 => reshape_to::<R, 4>(view, shape, rest, steps),
-        5 => reshape_to::<R, 5>(view, shape, rest, steps),
-        6 => reshape_to::<R, 6>(view, shape, rest, steps),
-        rank => panic!("reshape to rank {rank} is beyond the fixtures' 6"),
-    }
+    with_rank!(shape.len(), [0 1 2 3 4 5 6], |S| {
+        reshape_to::<R, S>(view, shape, rest, steps)
+    })
 }
 
 fn reshape_to<const R: usize, const S: usize>(

@@ -2,6 +2,7 @@
 //! run-time value, thin shells over the same layout and kernels as the
 //! ranked types.
 
+use super::dyn_transforms::dynamic_transforms;
 use super::materialize::{materialized, materialized_into};
 use super::owned::{Tensor, filled, generated, layout_of, owner_common};
 use super::shared::{layout_getters, view_read, view_transforms};
@@ -208,16 +209,18 @@ pub struct DynView<'a, T = f64> {
     pub(crate) layout: Layout<DynDims>,
 }
 
-/// The docs' `[2, 3]` example view of the dynamic API.
-macro_rules! dynamic_example {
+/// The docs' `[2, 3]` example owner of the dynamic API.
+macro_rules! dynamic_setup {
     () => {
-        "use llm_from_scratch::tensor::dynamic::DynTensor;\nlet owner = DynTensor::from_vec(vec![2, 3], vec![10.0, 11.0, 12.0, 20.0, 21.0, 22.0])?;\nlet v = owner.view();"
+        "use llm_from_scratch::tensor::dynamic::DynTensor;\nlet owner = DynTensor::from_vec(vec![2, 3], vec![10.0, 11.0, 12.0, 20.0, 21.0, 22.0])?;"
     };
 }
 
 impl<'a, T> DynView<'a, T> {
-    layout_getters!(dynamic_example!());
-    view_transforms!(dynamic_example!());
+    layout_getters!(dynamic_setup!(), "owner.view()");
+    view_transforms!([&] self, split_at, dynamic_setup!(), "owner.view()");
+    dynamic_transforms!([&] self, dynamic_setup!(), "owner.view()");
+    dynamic_getters!();
     view_read!();
 
     /// Views borrowed row-major data as `shape`, without copying.
@@ -272,17 +275,6 @@ impl<'a, T> DynView<'a, T> {
         Ok(Self { data, layout })
     }
 
-    dynamic_getters!();
-
-    /// The owner's storage offset of `index`.
-    ///
-    /// # Errors
-    /// [`TensorError::RankMismatch`] for an index of the wrong length;
-    /// [`TensorError::IndexOutOfBounds`] for the first axis out of range.
-    pub fn storage_offset(&self, index: &[usize]) -> Result<usize, TensorViewError> {
-        Ok(self.layout.offset(index)?)
-    }
-
     /// Borrows the owner's value at `index`.
     ///
     /// # Errors
@@ -297,26 +289,6 @@ impl<'a, T> DynView<'a, T> {
     pub fn get(&self, index: &[usize]) -> Result<&'a T, TensorViewError> {
         let offset = self.storage_offset(index)?;
         Ok(&self.data[offset])
-    }
-
-    /// Reinterprets a contiguous view with another shape (any rank); see
-    /// [`View::reshape`](crate::tensor::View::reshape).
-    ///
-    /// # Errors
-    /// `ShapeOverflow`, then `ReshapeElementCountMismatch`, then `NonContiguousReshape`.
-    ///
-    /// ```
-    /// use llm_from_scratch::tensor::dynamic::DynTensor;
-    /// let d = DynTensor::from_vec(vec![2, 3], vec![0.0; 6])?;
-    /// assert_eq!(d.view().reshape(&[3, 1, 2])?.strides(), &[2, 2, 1]);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn reshape(&self, shape: &[usize]) -> Result<Self, TensorViewError> {
-        let layout = self.layout.reshape(DynDims::from_slice(shape))?;
-        Ok(Self {
-            data: self.data,
-            layout,
-        })
     }
 
     /// Fixes the rank in the type (no copy).
@@ -339,24 +311,24 @@ impl<'a, T> DynView<'a, T> {
         })
     }
 
-    /// Reorders axes; see [`View::permute`](crate::tensor::View::permute).
+    /// A read-only view broadcast to `shape` (NumPy's `broadcast_to`); see
+    /// [`View::broadcast_to`].
     ///
     /// # Errors
-    /// [`TensorViewError::PermutationLengthMismatch`] if `axes.len()` is not
-    /// the rank; then, scanning left to right, `AxisOutOfBounds` or `DuplicateAxis`.
+    /// [`TensorViewError::BroadcastRankTooSmall`] if `shape` has fewer axes
+    /// than the view; [`TensorViewError::IncompatibleBroadcast`] at the
+    /// leftmost failing output axis; then `ShapeOverflow`.
     ///
     /// ```
-    /// use llm_from_scratch::tensor::{dynamic::DynTensor, TensorViewError};
-    /// let d = DynTensor::from_vec(vec![2, 3, 4], vec![0.0; 24])?;
-    /// assert_eq!(d.view().permute(&[2, 0, 1])?.shape(), &[4, 2, 3]);
-    /// assert_eq!(
-    ///     d.view().permute(&[1, 0]).unwrap_err(),
-    ///     TensorViewError::PermutationLengthMismatch { expected: 3, actual: 2 }
-    /// );
+    /// use llm_from_scratch::tensor::dynamic::DynTensor;
+    /// let bias = DynTensor::from_vec(vec![2], vec![1.0, 2.0])?;
+    /// let wide = bias.view().broadcast_to(&[3, 2])?;
+    /// assert_eq!(wide.strides(), &[0, 1]);
+    /// assert!(bias.view().broadcast_to(&[]).is_err());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn permute(&self, axes: &[usize]) -> Result<Self, TensorViewError> {
-        let layout = self.layout.permute(axes)?;
+    pub fn broadcast_to(&self, shape: &[usize]) -> Result<Self, TensorViewError> {
+        let layout = self.layout.broadcast_to(DynDims::from_slice(shape))?;
         Ok(Self {
             data: self.data,
             layout,

@@ -3,8 +3,10 @@
 //! their run-time-rank twins and every conversion between them.
 
 pub(crate) mod convert;
+pub(crate) mod dyn_transforms;
 pub(crate) mod dynamic;
 pub(crate) mod materialize;
 pub(crate) mod owned;
+pub(crate) mod ranked;
 pub(crate) mod shared;
 pub(crate) mod view;

@@ -3,12 +3,21 @@
 //! views alike.
 
 use super::owned::Tensor;
+use super::ranked::ranked_transforms;
 use super::shared::{layout_getters, view_read, view_transforms};
 #[cfg(doc)]
 use crate::tensor::error::TensorError;
 use crate::tensor::error::TensorViewError;
 use crate::tensor::shape::axes::{AxisList, all_below_rank, has_repeated_axis};
 use crate::tensor::shape::layout::Layout;
+use crate::tensor::shape::rank::{Rank, RankAtMost};
+
+/// The docs' `[2, 3]` example owner of the ranked API.
+macro_rules! ranked_setup {
+    () => {
+        "use llm_from_scratch::tensor::Tensor;\nlet owner = Tensor::from_vec([2, 3], vec![10.0, 11.0, 12.0, 20.0, 21.0, 22.0])?;"
+    };
+}
 
 /// Anything that can be read as a rank-`R` [`View`]: a [`Tensor`], a
 /// `View`, a `ViewMut`, or a reference to one of them. Every operation
@@ -102,16 +111,10 @@ impl<const R: usize, T> Tensor<R, T> {
     }
 }
 
-/// The docs' `[2, 3]` example view of the ranked API.
-macro_rules! ranked_example {
-    () => {
-        "use llm_from_scratch::tensor::Tensor;\nlet owner = Tensor::from_vec([2, 3], vec![10.0, 11.0, 12.0, 20.0, 21.0, 22.0])?;\nlet v = owner.view();"
-    };
-}
-
 impl<'a, const R: usize, T> View<'a, R, T> {
-    layout_getters!(ranked_example!());
-    view_transforms!(ranked_example!());
+    layout_getters!(ranked_setup!(), "owner.view()");
+    view_transforms!([&] self, split_at, ranked_setup!(), "owner.view()");
+    ranked_transforms!([&] self, View, ranked_setup!(), "owner.view()");
     view_read!();
 
     /// Views borrowed row-major data (a `Vec`, a weights buffer) as `shape`, without copying.
@@ -165,37 +168,6 @@ impl<'a, const R: usize, T> View<'a, R, T> {
         Ok(Self { data, layout })
     }
 
-    /// The extent of every axis.
-    pub fn shape(&self) -> &[usize; R] {
-        &self.layout.shape
-    }
-
-    /// The storage step of every axis, in elements.
-    pub fn strides(&self) -> &[usize; R] {
-        &self.layout.strides
-    }
-
-    /// The number of axes, `R`.
-    pub const fn rank(&self) -> usize {
-        R
-    }
-
-    /// The owner's storage offset of the coordinate `index`.
-    ///
-    /// # Errors
-    /// [`TensorError::IndexOutOfBounds`] (as `TensorViewError::Tensor`)
-    /// naming the first axis whose coordinate is not below its extent.
-    ///
-    /// ```
-    /// use llm_from_scratch::tensor::Tensor;
-    /// let owner = Tensor::from_vec([2, 3], vec![0.0; 6])?;
-    /// assert_eq!(owner.view().transpose(0, 1)?.storage_offset([2, 1])?, 5);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn storage_offset(&self, index: [usize; R]) -> Result<usize, TensorViewError> {
-        Ok(self.layout.offset(&index)?)
-    }
-
     /// Borrows the owner's value at the coordinate `index`.
     ///
     /// # Errors
@@ -213,65 +185,50 @@ impl<'a, const R: usize, T> View<'a, R, T> {
         Ok(&self.data[offset])
     }
 
-    /// Reinterprets a contiguous view with another shape of the same element
-    /// count; the new rank `S` comes from the shape array. No copy.
+    /// A read-only view of `shape` where every missing or extent-1 axis is
+    /// repeated with stride 0 (NumPy's `broadcast_to`, PyTorch's `expand`):
+    /// no value is copied. Shapes right-align; `S >= R` (a smaller target
+    /// rank does not compile). There is no mutable twin: a stride-0 axis
+    /// would write one stored value from several positions.
     ///
-    /// Shapes: `[n_0, …, n_{R-1}]` -> `shape`, fresh row-major strides, same
-    /// base offset. ≈ PyTorch `Tensor.view` on a contiguous tensor, NumPy
-    /// `reshape` without its silent copy. GPT-2 `split_heads`: `[B, T, C]`
-    /// -> `[B, T, H, C / H]`.
+    /// GPT-2: a bias `[C]` viewed as `[B, T, C]`; a causal mask `[T, T]` as
+    /// `[B, H, T, T]`.
     ///
     /// # Errors
-    /// Checked in this order:
-    /// 1. [`TensorError::ShapeOverflow`] if `shape` overflows;
-    /// 2. [`TensorViewError::ReshapeElementCountMismatch`] if the counts differ;
-    /// 3. [`TensorViewError::NonContiguousReshape`] if this view is not
-    ///    contiguous: reshape never copies, call [`View::materialize`] first.
+    /// [`TensorViewError::IncompatibleBroadcast`] at the leftmost output axis
+    /// whose extent is neither equal nor stretched from 1; then
+    /// `TensorError::ShapeOverflow` if the target shape overflows.
     ///
     /// ```
     /// use llm_from_scratch::tensor::{Tensor, TensorViewError};
-    /// let owner = Tensor::from_vec([2, 3], vec![10.0, 11.0, 12.0, 20.0, 21.0, 22.0])?;
-    /// let r = owner.view().reshape([3, 2])?;
-    /// assert_eq!((r.shape(), r.strides()), (&[3, 2], &[2, 1]));
-    /// let t = owner.view().transpose(0, 1)?;
-    /// assert_eq!(t.reshape([6]).unwrap_err(), TensorViewError::NonContiguousReshape);
+    /// let bias = Tensor::from_vec([3], vec![1.0, 2.0, 3.0])?;
+    /// let wide = bias.view().broadcast_to([2, 3])?; // [3] -> [2, 3], strides [0, 1]
+    /// assert_eq!(wide.strides(), &[0, 1]);
+    /// assert_eq!(wide.iter().copied().collect::<Vec<_>>(), [1.0, 2.0, 3.0, 1.0, 2.0, 3.0]);
+    /// assert_eq!(
+    ///     bias.view().broadcast_to([2, 4]).unwrap_err(),
+    ///     TensorViewError::IncompatibleBroadcast { axis: 1, extent: 3, target: 4 }
+    /// );
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn reshape<const S: usize>(
+    pub fn broadcast_to<const S: usize>(
         &self,
         shape: [usize; S],
-    ) -> Result<View<'a, S, T>, TensorViewError> {
-        let layout = self.layout.reshape(shape)?;
+    ) -> Result<View<'a, S, T>, TensorViewError>
+    where
+        Rank<R>: RankAtMost<Rank<S>>,
+    {
+        let layout = self.layout.broadcast_to(shape)?;
         Ok(View {
             data: self.data,
             layout,
         })
     }
+}
 
-    /// Reorders axes: output axis `k` is source axis `axes[k]`; rank stays `R`. No copy.
-    ///
-    /// Shapes: `[n_0, …]` -> `[n_{axes[0]}, …]`. ≈ PyTorch `permute`, NumPy
-    /// `transpose(axes)`. GPT-2 `split_heads`: `[B, T, H, D]` -> `[B, H, T, D]`
-    /// with `permute([0, 2, 1, 3])`. An axis list of the wrong length does
-    /// not compile (`[usize; R]`).
-    ///
-    /// # Errors
-    /// Scanning left to right, the first of: [`TensorViewError::AxisOutOfBounds`],
-    /// [`TensorViewError::DuplicateAxis`].
-    ///
-    /// ```
-    /// use llm_from_scratch::tensor::{Tensor, TensorViewError};
-    /// let x = Tensor::from_vec([2, 3, 4], vec![0.0; 24])?;
-    /// let p = x.view().permute([2, 0, 1])?; // [2, 3, 4] -> [4, 2, 3]
-    /// assert_eq!((p.shape(), p.strides()), (&[4, 2, 3], &[1, 12, 4]));
-    /// assert_eq!(x.view().permute([0, 0, 1]).unwrap_err(), TensorViewError::DuplicateAxis { axis: 0 });
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn permute(&self, axes: [usize; R]) -> Result<Self, TensorViewError> {
-        let layout = self.layout.permute(&axes)?;
-        Ok(Self { layout, ..*self })
-    }
-
+/// The axis-checked-at-compile-time transforms, plain methods (not from a
+/// macro) so a failed check points at the caller's line.
+impl<const R: usize, T> View<'_, R, T> {
     /// [`View::transpose`] with the axes checked at compile time; infallible.
     ///
     /// Shapes: `[.., a, .., b, ..]` -> `[.., b, .., a, ..]`, rank `R` kept.

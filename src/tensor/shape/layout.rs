@@ -59,7 +59,7 @@ pub(crate) fn checked_len(shape: &[usize]) -> Result<usize, TensorError> {
 /// extent grew. Unlike [`checked_len`] it does not need row-major suffix
 /// products to fit: the permuted empty view `[0, 3, usize::MAX / 2]` has
 /// none, yet it and its slices are valid views.
-fn narrowed_len(shape: &[usize]) -> usize {
+pub(crate) fn narrowed_len(shape: &[usize]) -> usize {
     if shape.contains(&0) {
         0
     } else {
@@ -314,6 +314,16 @@ impl<D: Dims> Layout<D> {
                 dimension,
             });
         }
+        self.narrowed(axis, range)
+    }
+
+    /// [`Layout::slice`] without its checks, for ranges already known to be
+    /// inside `axis`.
+    pub(crate) fn narrowed(
+        &self,
+        axis: usize,
+        range: Range<usize>,
+    ) -> Result<Self, TensorViewError> {
         let mut layout = self.clone();
         layout.shape.as_mut_slice()[axis] = range.end - range.start;
         layout.len = narrowed_len(layout.shape());

@@ -6,3 +6,4 @@ pub(crate) mod broadcast;
 pub(crate) mod dims;
 pub(crate) mod layout;
 pub mod rank;
+pub(crate) mod transforms;

@@ -1,8 +1,9 @@
-//! The closing summaries: bytes copied against a copy-everything baseline,
-//! per step and in total, and the time of each step.
+//! The closing summary of a [`Ledger`]: bytes copied against a
+//! copy-everything baseline, per step and in total, the announced copies
+//! with the heap bytes measured around each, and the audit's verdict.
 
-use crate::ledger::{Kind, Ledger, Step, human};
-use crate::pipeline::{Dims, Made};
+use super::ledger::{Kind, Ledger, human};
+use super::record::Made;
 
 const COPY: Kind = Kind::Made(Made::Copy);
 
@@ -94,12 +95,12 @@ pub fn bytes(ledger: &Ledger) -> bool {
         .map(|e| e.heap.saturating_sub(e.bytes))
         .sum();
     println!(
-        "  matmul ({} calls) also requested {} of heap beyond its outputs: its packing scratch, kernel working memory, not a materialize (Kᵀ is read in place)",
+        "  matmul ({} calls) also requested {} of heap beyond its outputs: its packing scratch, kernel working memory, not a materialize (transposed operands are read in place)",
         products.len(),
         human(scratch)
     );
     println!(
-        "  input (qkv, positions): {}",
+        "  inputs: {}",
         human(total(&|k| k == Kind::Made(Made::Input)))
     );
 
@@ -113,61 +114,4 @@ pub fn bytes(ledger: &Ledger) -> bool {
         );
     }
     problems.is_empty()
-}
-
-/// Prints the wall time of the steps, from the ledger's measurements, and
-/// the arithmetic rate of the two matrix products.
-pub fn times(ledger: &Ledger, dims: &Dims) {
-    let millis = |start: &str| -> f64 {
-        ledger
-            .steps()
-            .iter()
-            .filter(|s| s.title.starts_with(start))
-            .map(Step::millis)
-            .sum()
-    };
-    // Each product is B·H·T²·D multiply-adds (two flops each).
-    let [b, t, c] = [dims.batch(), dims.seq(), dims.width()].map(|x| x as f64);
-    let flops = 2.0 * b * t * t * c;
-    let rate = |label: &str| -> String {
-        let nanos: u128 = ledger
-            .steps()
-            .iter()
-            .flat_map(|s| s.entries.iter())
-            .filter(|e| e.label.starts_with(label))
-            .map(|e| e.nanos)
-            .sum();
-        format!(
-            "matmul alone {:.1} ms, {:.2} GFLOP/s",
-            nanos as f64 / 1e6,
-            flops / nanos.max(1) as f64
-        )
-    };
-    let (scores, weighted) = (rate("Q·Kᵀ = matmul"), rate("Y = matmul"));
-    let rows = [
-        ("1 ", "slice + materialize Q, K, V (step 1)", ""),
-        (
-            "2 ",
-            "split heads: 3 × reshape + permute (step 2)",
-            "metadata only",
-        ),
-        ("3 ", "Kᵀ: transpose (step 3)", "metadata only"),
-        ("4a", "causal mask [T, T] (step 4a)", "broadcast"),
-        ("4b", "scores matmul(Q, Kᵀ)/√D (step 4b)", scores.as_str()),
-        (
-            "4c",
-            "mask + stable softmax (step 4c)",
-            "map, max_axis, sum_axis",
-        ),
-        ("4d", "Y = matmul(P, V) (step 4d)", weighted.as_str()),
-        (
-            "5 ",
-            "merge heads (step 5)",
-            "permute + materialize + reshape",
-        ),
-    ];
-    for (start, what, note) in rows {
-        let line = format!("  {what:<46} {:>10.4} ms  {note}", millis(start));
-        println!("{}", line.trim_end());
-    }
 }

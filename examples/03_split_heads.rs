@@ -1,39 +1,23 @@
-//! # A tour of GPT-2's head layouts on six numbers per token
+//! # 03 · Split heads: GPT-2's head layouts on six numbers per token
 //!
-//! `cargo run --example split_heads_tour`
+//! `cargo run --example 03_split_heads`
 //!
-//! One batch, two tokens, two heads of width three: `x` is `[1, 2, 2*3]`
-//! (`[B, T, C]` with `C = H * D`). Value `10 * t + c` is token `t`, channel
-//! `c`, so every printed number says where it came from: channel `c` of
-//! head `h` is `c = 3 * h + lane`. The tour prints every value of every
-//! layout, and its storage offsets, for readers of the views chapter
-//! (seed 000) and of `cargo run --release --example attention_heads`,
-//! which runs the same path at GPT-2 size.
+//! GPT-2's attention (OpenAI's `model.py`) cuts the model width `C` of
+//! every token into `H` heads of width `D = C / H`: `split_heads` is a
+//! reshape `[B, T, C] -> [B, T, H, D]` then a permute to `[B, H, T, D]`,
+//! and `merge_heads` is the inverse. Here one batch holds two tokens of two
+//! heads of width three, and value `10 * t + c` is token `t`, channel `c`,
+//! so every printed number says where it came from (channel `c` of head `h`
+//! is `c = 3 * h + lane`). Each layout prints its values and the storage
+//! offsets it reads; `cargo run --release --example attention_heads` runs
+//! the same path at GPT-2 small's size.
+
+#[path = "common/show.rs"]
+mod show;
 
 use llm_from_scratch::prelude::*;
+use show::layout as show;
 use std::error::Error;
-
-/// Prints one layout: its values (nested, like NumPy) and how they are stored.
-fn show<const R: usize>(what: &str, view: &View<'_, R>) {
-    println!("\n{what}");
-    println!(
-        "  shape {:?}  strides {:?}  base {}  contiguous: {}",
-        view.shape(),
-        view.strides(),
-        view.base_offset(),
-        if view.is_contiguous() { "yes" } else { "no" }
-    );
-    println!(
-        "  storage offsets in logical order: {:?}",
-        view.offsets().collect::<Vec<_>>()
-    );
-    for line in view.to_string().lines() {
-        match line.trim_end() {
-            "" => println!(),
-            line => println!("  {line}"),
-        }
-    }
-}
 
 fn main() -> Result<(), Box<dyn Error>> {
     let (b, t, h, d) = (1, 2, 2, 3);

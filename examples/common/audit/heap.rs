@@ -3,9 +3,10 @@
 //! The layout trace says which rows *claim* to share an owner; this counter
 //! says how many heap bytes were really requested between two records. It
 //! forwards every call to the system allocator unchanged and only adds the
-//! requested sizes to one atomic counter. This is the example's only
-//! `unsafe`: `GlobalAlloc` is an unsafe trait (the library itself is
-//! `#![forbid(unsafe_code)]`).
+//! requested sizes to one atomic counter. An example installs it with
+//! `#[global_allocator] static ALLOCATOR: audit::heap::Counting = audit::heap::Counting;`.
+//! This is the examples' only `unsafe`: `GlobalAlloc` is an unsafe trait
+//! (the library itself is `#![forbid(unsafe_code)]`).
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -1,12 +1,14 @@
-//! The example's [`Recorder`]: a [`LayoutTrace`] for the table, plus what
+//! A [`Recorder`] that keeps a [`LayoutTrace`] for the table, plus what
 //! each record cost, measured between two records (heap bytes requested,
-//! from a probe such as the counting allocator, and wall time).
+//! from a probe such as the counting allocator of `heap.rs`, and wall time),
+//! and audits the records against the claim "no step copies values except
+//! the copies it announces".
 //!
 //! Temporaries (`Made::Temporary`) are listed but kept out of the trace:
 //! the trace recognises owners by address, and a freed buffer's address can
 //! be handed out again to a later one.
 
-use crate::pipeline::{Made, Recorder};
+use super::record::{Made, Recorder};
 use llm_from_scratch::prelude::*;
 use std::fmt::Arguments;
 use std::time::Instant;
