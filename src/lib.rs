@@ -40,6 +40,11 @@ pub use tensor::{
 pub mod prelude {
     #[doc(no_inline)]
     pub use crate::tensor::ops::{
+        argmax_axis, argmax_axis_into, concat, concat_into, index_select, index_select_into,
+        softmax_axis, softmax_axis_into, stack, stack_into,
+    };
+    #[doc(no_inline)]
+    pub use crate::tensor::ops::{
         broadcast_shape, map_binary, map_binary_into, map_unary, map_unary_into, matmul,
         matmul_into, max_axis, max_axis_into, mean_axis, mean_axis_into, sum_axis, sum_axis_into,
     };

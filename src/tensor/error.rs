@@ -259,8 +259,10 @@ pub enum TensorOpError {
         /// The reduced axis.
         axis: usize,
     },
-    /// `max_axis` over an axis of extent 0 (the maximum of nothing is undefined).
-    #[error("max_axis: axis {axis} has extent 0, the maximum of no values is undefined")]
+    /// `max_axis` or `argmax_axis` over an axis of extent 0 (the maximum of nothing is undefined).
+    #[error(
+        "max_axis / argmax_axis: axis {axis} has extent 0, the maximum of no values is undefined"
+    )]
     EmptyMaxAxis {
         /// The reduced axis.
         axis: usize,
@@ -296,6 +298,63 @@ pub enum TensorOpError {
     MatmulRankTooSmall {
         /// The offending operand's rank.
         rank: usize,
+    },
+    /// `concat`, `stack` or `index_select` got an axis that is not below the
+    /// output's rank (for `stack` the output has one axis more than the inputs).
+    #[error("{op}: axis {axis} is out of bounds for an output of rank {rank}")]
+    AxisOutOfBounds {
+        /// The operation: `"concat"`, `"stack"` or `"index_select"`.
+        op: &'static str,
+        /// The axis given.
+        axis: usize,
+        /// The output's rank.
+        rank: usize,
+    },
+    /// `concat` or `stack` got an empty list of inputs (there is no shape to take).
+    #[error(
+        "concat / stack: the input list is empty, so there is no shape to take the output's from"
+    )]
+    EmptyInputList,
+    /// `concat` / `stack`: an input's extent differs from the first input's on
+    /// an axis where they must agree (every axis but the joined one for
+    /// `concat`, every axis for `stack`).
+    #[error(
+        "concat / stack: input {input} has extent {actual} on axis {axis}, input 0 has {expected}; concat needs equal extents on every axis but the joined one, stack on every axis"
+    )]
+    ConcatShapeMismatch {
+        /// The position of the offending input in the list (1 or more).
+        input: usize,
+        /// The input axis whose extents differ.
+        axis: usize,
+        /// The first input's extent on that axis.
+        expected: usize,
+        /// The offending input's extent on that axis.
+        actual: usize,
+    },
+    /// Dynamic `concat` / `stack`: an input's rank differs from the first input's.
+    #[error("concat / stack: input {input} has rank {actual}, input 0 has rank {expected}")]
+    ConcatRankMismatch {
+        /// The position of the offending input in the list (1 or more).
+        input: usize,
+        /// The first input's rank.
+        expected: usize,
+        /// The offending input's rank.
+        actual: usize,
+    },
+    /// `index_select`: an index is not below the extent of the selected axis
+    /// (e.g. a token id outside the vocabulary of an embedding table).
+    #[error(
+        "index_select: indices[{position}] = {index} is out of bounds for axis {axis} of extent {extent}"
+    )]
+    IndexSelectOutOfBounds {
+        /// The selected axis.
+        axis: usize,
+        /// Where the offending index sits in the `indices` list.
+        position: usize,
+        /// The offending index.
+        index: usize,
+        /// The extent of the selected axis.
+        extent: usize,
     },
 }
 

@@ -68,9 +68,18 @@ impl Float for f64 {
 /// a strictly larger value, so ties keep the earlier value (-0.0 before +0.0).
 #[inline(always)]
 pub(crate) fn max_step<F: Float>(current: F, candidate: F) -> F {
-    if !current.is_nan() && (candidate.is_nan() || candidate > current) {
+    if max_replaces(current, candidate) {
         candidate
     } else {
         current
     }
+}
+
+/// Whether the max policy replaces `current` by the later `candidate`: no
+/// NaN kept yet, and the candidate is a NaN or strictly larger. `argmax_axis`
+/// moves its index exactly when this holds, so it points at the value
+/// [`max_step`] keeps.
+#[inline(always)]
+pub(crate) fn max_replaces<F: Float>(current: F, candidate: F) -> bool {
+    !current.is_nan() && (candidate.is_nan() || candidate > current)
 }

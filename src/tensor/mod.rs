@@ -7,7 +7,7 @@
 //! |---|---|
 //! | [`Tensor`], [`View`], [`AsView`] | the owner, the borrowed view, operands of either kind |
 //! | [`dynamic`] | [`DynTensor`] / [`DynView`] and the ops with run-time ranks |
-//! | [`ops`] | broadcasting, maps, reductions, matrix products (free functions) |
+//! | [`ops`] | broadcasting, maps, reductions, matrix products, gathers, softmax (free functions) |
 //! | [`rank`] | rank arithmetic in the type system ([`Rank`], [`RemoveAxis`], [`BroadcastRank`]) |
 //! | [`Axes1`] … [`Axes8`] | compile-time axis lists for `permute_axes` |
 //! | [`Error`], [`TensorError`], [`TensorViewError`], [`TensorOpError`] | typed errors |
@@ -61,6 +61,10 @@ pub mod dynamic {
     pub use super::ops::dynamic::{
         broadcast_shape, map_binary, map_binary_into, map_unary, map_unary_into, matmul,
         matmul_into, max_axis, max_axis_into, mean_axis, mean_axis_into, sum_axis, sum_axis_into,
+    };
+    pub use super::ops::dynamic_llm::{
+        argmax_axis, argmax_axis_into, concat, concat_into, index_select, index_select_into,
+        softmax_axis, softmax_axis_into, stack, stack_into,
     };
 }
 

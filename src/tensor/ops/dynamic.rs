@@ -13,7 +13,7 @@ use crate::tensor::shape::dims::DynDims;
 use crate::tensor::shape::layout::Layout;
 
 /// A new owner of `values` laid out row-major in the checked `shape`.
-fn owner<T>((shape, values): (DynDims, Vec<T>)) -> Result<DynTensor<T>, TensorOpError> {
+pub(super) fn owner<T>((shape, values): (DynDims, Vec<T>)) -> Result<DynTensor<T>, TensorOpError> {
     let layout = Layout::row_major(shape)?;
     Ok(DynTensor { layout, values })
 }

@@ -128,6 +128,48 @@ macro_rules! op_methods {
             super::max_axis(self, axis, keep)
         }
 
+        /// [`argmax_axis`](crate::tensor::ops::argmax_axis) as a method: the
+        /// position `max_axis` keeps (first NaN, else the earliest of the largest).
+        ///
+        /// # Errors
+        /// `ReductionAxisOutOfBounds`, `EmptyMaxAxis`, `OutputAllocationFailed`.
+        ///
+        /// ```
+        /// use llm_from_scratch::prelude::*;
+        /// let logits = Tensor::from_vec([2, 3], vec![0.1, 2.0, 2.0, 5.0, -1.0, 4.0])?;
+        /// assert_eq!(logits.argmax_axis(1, RemoveDim)?.as_slice(), &[1, 0]);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        pub fn argmax_axis<const S: usize, K: ReduceDim<R, Output = Rank<S>>>(
+            &self,
+            axis: usize,
+            keep: K,
+        ) -> Result<Tensor<S, usize>, TensorOpError>
+        where
+            T: Float,
+        {
+            super::argmax_axis(self, axis, keep)
+        }
+
+        /// [`softmax_axis`](crate::tensor::ops::softmax_axis) as a method: the
+        /// stable softmax along `axis`, fused, bit-identical to its composition.
+        ///
+        /// # Errors
+        /// `ReductionAxisOutOfBounds`, `ShapeOverflow`, `OutputAllocationFailed`.
+        ///
+        /// ```
+        /// use llm_from_scratch::prelude::*;
+        /// let scores = Tensor::from_vec([1, 2], vec![0.0, 0.0])?;
+        /// assert_eq!(scores.softmax_axis(1)?.as_slice(), &[0.5, 0.5]);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
+        pub fn softmax_axis(&self, axis: usize) -> Result<Tensor<R, T>, TensorOpError>
+        where
+            T: Float,
+        {
+            super::softmax_axis(self, axis)
+        }
+
         /// [`matmul`](crate::tensor::ops::matmul) as a method: `[.., m, k] x
         /// [.., k, n] -> [batch.., m, n]`, batch axes broadcast, exact ascending sums.
         ///

@@ -1,7 +1,7 @@
-//! Operations: broadcasting, elementwise maps, single-axis reductions and
-//! matrix products, as free functions (for generic code) and as methods of
-//! [`View`](crate::tensor::View) and [`Tensor`](crate::tensor::Tensor) with
-//! the same names and rules.
+//! Operations: broadcasting, elementwise maps, single-axis reductions,
+//! matrix products, gathers and the fused softmax, as free functions (for
+//! generic code) and as methods of [`View`](crate::tensor::View) and
+//! [`Tensor`](crate::tensor::Tensor) with the same names and rules.
 //!
 //! Output ranks are computed by the traits of [`crate::tensor::rank`] and
 //! inferred at the call site: `sum_axis(&v3, 1, RemoveDim)?` is a
@@ -10,6 +10,15 @@
 //! reuse buffers. Operands are `&impl AsView<R, T>`: tensors, views and
 //! mutable views alike. The dynamic API (`tensor::dynamic`) calls the same
 //! rank-erased cores defined here.
+//!
+//! # Data movement and fused operations
+//!
+//! [`concat`] / [`stack`] join views (the KV cache, a batch), [`index_select`]
+//! picks positions along an axis (the embedding lookup), [`argmax_axis`]
+//! finds the position `max_axis` keeps (greedy decoding) and
+//! [`softmax_axis`] is the stable softmax fused into three passes per group,
+//! bit-identical to its four-call composition. Every check runs before the
+//! first value is written.
 //!
 //! # Reductions
 //!
@@ -33,15 +42,21 @@
 
 mod broadcast;
 pub(crate) mod dynamic;
+pub(crate) mod dynamic_llm;
+mod gather;
 mod map;
 mod matmul;
 mod methods;
 mod reduce;
+mod softmax;
 
 pub use broadcast::broadcast_shape;
+pub use gather::{concat, concat_into, index_select, index_select_into, stack, stack_into};
 pub use map::{map_binary, map_binary_into, map_unary, map_unary_into};
 pub use matmul::{matmul, matmul_into};
+pub use reduce::{argmax_axis, argmax_axis_into};
 pub use reduce::{max_axis, max_axis_into, mean_axis, mean_axis_into, sum_axis, sum_axis_into};
+pub use softmax::{softmax_axis, softmax_axis_into};
 
 use crate::tensor::error::TensorOpError;
 use crate::tensor::traverse::alloc::try_buffer;

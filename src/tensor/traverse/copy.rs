@@ -75,13 +75,20 @@ pub(crate) fn copy<T: Copy>(
     base: usize,
     sink: &mut impl Sink<T>,
 ) {
-    let plan = Plan::new(shape, [strides], [base]);
+    copy_plan(data, &Plan::new(shape, [strides], [base]), sink);
+}
+
+/// Writes the values a plan visits (from its base) to `sink` in logical
+/// row-major order. Gathers reuse one plan for many blocks of the same
+/// layout, moving only its base.
+pub(crate) fn copy_plan<T: Copy>(data: &[T], plan: &Plan<1>, sink: &mut impl Sink<T>) {
     if plan.len == 0 {
         return;
     }
-    if let CopyStrategy::Tiled { axis } = CopyStrategy::of::<T>(&plan) {
+    let [base] = plan.bases;
+    if let CopyStrategy::Tiled { axis } = CopyStrategy::of::<T>(plan) {
         let out = sink.next_slots(plan.len, data[base]);
-        tiled_copy(data, &plan, axis, out);
+        tiled_copy(data, plan, axis, out);
         return;
     }
     let [stride] = plan.run_strides;

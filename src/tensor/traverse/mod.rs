@@ -7,6 +7,7 @@
 pub(crate) mod alloc;
 pub(crate) mod cells;
 pub(crate) mod copy;
+pub(crate) mod groups;
 pub(crate) mod offsets;
 pub(crate) mod plan;
 pub(crate) mod sink;

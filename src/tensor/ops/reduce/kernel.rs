@@ -112,6 +112,14 @@ impl<F: Float> Step<F> for Max {
     }
 }
 
+/// The max policy's result for one dense, non-empty group (first NaN, else
+/// the earliest of the largest), by the same interleaved partial maxima as
+/// `max_axis`'s dense kernel: `argmax_axis` and `softmax_axis` use it, so
+/// they agree with `max_axis` by construction.
+pub(crate) fn dense_max<F: Float>(group: &[F]) -> F {
+    <Max as Step<F>>::dense(group)
+}
+
 /// A checked input layout and the axis to reduce.
 pub(crate) struct Reduce<'a, 's, F> {
     pub(crate) data: &'a [F],

@@ -2,8 +2,13 @@
 //!
 //! The shared rules are in the [`ops` module docs](crate::tensor::ops#reductions).
 
+mod argmax;
 mod kernel;
 mod partial_max;
+
+pub use argmax::{argmax_axis, argmax_axis_into};
+pub(crate) use argmax::{argmax_fresh, argmax_into};
+pub(crate) use kernel::dense_max;
 
 use super::{check_output_shape, output_buffer};
 use crate::tensor::array::owned::Tensor;

@@ -1,0 +1,115 @@
+//! `softmax_axis`: the numerically stable softmax along one axis, fused.
+
+mod kernel;
+
+use super::{check_output_shape, output_buffer};
+use crate::tensor::array::owned::Tensor;
+use crate::tensor::array::view::AsView;
+use crate::tensor::error::TensorOpError;
+use crate::tensor::float::Float;
+use crate::tensor::shape::dims::{Dims, DynDims};
+use crate::tensor::shape::layout::checked_len;
+use crate::tensor::traverse::Strided;
+
+/// The checks of `softmax_axis`: the axis (as a reduction's), then the
+/// output's overflow. Returns the output shape (the input's) and its length.
+pub(crate) fn softmax_shape<D: Dims>(
+    shape: &[usize],
+    axis: usize,
+) -> Result<(D, usize), TensorOpError> {
+    let rank = shape.len();
+    if axis >= rank {
+        return Err(TensorOpError::ReductionAxisOutOfBounds { axis, rank });
+    }
+    Ok((D::from_slice(shape), checked_len(shape)?))
+}
+
+/// Fresh-output `softmax_axis` of any rank: the input's shape and the values.
+pub(crate) fn softmax_fresh<F: Float, D: Dims>(
+    input: Strided<'_, '_, F>,
+    axis: usize,
+) -> Result<(D, Vec<F>), TensorOpError> {
+    let (shape, len) = softmax_shape::<D>(input.shape, axis)?;
+    let mut values = output_buffer(len)?;
+    values.resize(len, F::ZERO);
+    kernel::softmax(input, axis, &mut values);
+    Ok((shape, values))
+}
+
+/// `softmax_axis` into a caller's row-major output of shape `out_shape`.
+pub(crate) fn softmax_into<F: Float>(
+    input: Strided<'_, '_, F>,
+    axis: usize,
+    out_shape: &[usize],
+    out: &mut [F],
+) -> Result<(), TensorOpError> {
+    let (shape, _) = softmax_shape::<DynDims>(input.shape, axis)?;
+    check_output_shape(shape.as_slice(), out_shape)?;
+    kernel::softmax(input, axis, out);
+    Ok(())
+}
+
+/// The softmax along `axis`: `y_i = exp(x_i - m) / Σ_j exp(x_j - m)` per
+/// group, with `m` the group's maximum (the numerically stable form).
+///
+/// Shapes: `[..]` -> the same shape, rank `R` kept; each group (a position
+/// of the other axes) sums to 1 up to rounding. ≈ PyTorch
+/// `torch.softmax(input, dim)`, NumPy/SciPy `scipy.special.softmax(a,
+/// axis)`, candle `candle_nn::ops::softmax` / `softmax_last_dim`. GPT-2
+/// attention: the masked scores `[B, H, T, T]` over axis 3.
+///
+/// Numerics: bit-identical, for every layout of the input, to the
+/// composition `m = max_axis(x, axis, KeepDim)`, `e = map_binary(x, m, |x,
+/// m| (x - m).exp())`, `z = sum_axis(e, axis, KeepDim)`, `y = map_binary(e,
+/// z, |e, z| e / z)`: the same operations in the same order per element (the
+/// max policy's `m`, `exp` from the standard library, the sum folded in
+/// ascending order from +0.0, one division). So a group holding a NaN is all
+/// NaN, a group whose maximum is `+inf` is all NaN (`inf - inf`), and a fully
+/// masked group (all `-inf`) is all NaN, as in PyTorch; `-inf` next to a
+/// finite value gives exactly 0. But fused: per group, one pass for the
+/// maximum, one writing the exponentials to the output while summing them,
+/// one dividing in place; no temporary of any size. An axis of extent 0
+/// gives an empty result (not `EmptyMaxAxis`: there is nothing to normalize).
+///
+/// # Errors
+/// [`TensorOpError::ReductionAxisOutOfBounds`] if `axis >= R` (always for
+/// rank 0), then `TensorOpError::Tensor(TensorError::ShapeOverflow)` for a
+/// shape whose row-major strides overflow (only possible for some empty
+/// views), then [`TensorOpError::OutputAllocationFailed`].
+///
+/// ```
+/// use llm_from_scratch::prelude::*;
+/// let scores = Tensor::from_vec([2, 3], vec![1.0, 2.0, 3.0, 0.0, f64::NEG_INFINITY, 0.0])?;
+/// let p = softmax_axis(&scores, 1)?; // [2, 3] -> [2, 3], rows sum to 1
+/// assert_eq!(&p.as_slice()[3..], &[0.5, 0.0, 0.5]); // a masked (-inf) score gets 0
+/// // Bit-identical to the four-call composition:
+/// let m = max_axis(&scores, 1, KeepDim)?;
+/// let e = map_binary(&scores, &m, |x, m| (x - m).exp())?;
+/// let z = sum_axis(&e, 1, KeepDim)?;
+/// assert_eq!(p, map_binary(&e, &z, |e, z| e / z)?);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn softmax_axis<const R: usize, F: Float>(
+    input: &(impl AsView<R, F> + ?Sized),
+    axis: usize,
+) -> Result<Tensor<R, F>, TensorOpError> {
+    let view = input.as_view();
+    let (shape, values) = softmax_fresh::<F, [usize; R]>(view.strided(), axis)?;
+    Ok(Tensor::from_vec(shape, values)?)
+}
+
+/// [`softmax_axis`] into `out` (the input's shape), reusing its storage;
+/// allocates nothing.
+///
+/// # Errors
+/// As for [`softmax_axis`] but no allocation, then
+/// [`TensorOpError::OutputShapeMismatch`] if `out` has another shape.
+pub fn softmax_axis_into<const R: usize, F: Float>(
+    input: &(impl AsView<R, F> + ?Sized),
+    axis: usize,
+    out: &mut Tensor<R, F>,
+) -> Result<(), TensorOpError> {
+    let view = input.as_view();
+    let shape = *out.shape();
+    softmax_into(view.strided(), axis, &shape, out.as_mut_slice())
+}
