@@ -57,6 +57,7 @@ os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 import transformers  # noqa: E402
+from greedy import greedy_generate  # noqa: E402  (scripts/greedy.py)
 from transformers import GPT2Config, GPT2LMHeadModel  # noqa: E402
 
 THREADS = (1, 2)
@@ -123,15 +124,7 @@ def gpt2_small(threads: int, model, scale: float) -> dict:
     def generate():
         marks.clear()
         t0 = time.perf_counter()
-        out = model.generate(
-            prompt,
-            attention_mask=torch.ones_like(prompt),
-            max_new_tokens=GENERATED,
-            min_new_tokens=GENERATED,
-            do_sample=False,
-            use_cache=True,
-            pad_token_id=0,
-        )
+        out = greedy_generate(model, prompt, GENERATED)
         t1 = time.perf_counter()
         assert out.shape[1] == PROMPT + GENERATED
         starts = [t for kind, t in marks if kind == "start"]

@@ -86,6 +86,7 @@ import numpy as np  # noqa: E402
 import safetensors  # noqa: E402
 import torch  # noqa: E402
 import transformers  # noqa: E402
+from greedy import greedy_generate  # noqa: E402  (scripts/greedy.py)
 from safetensors_io import header_of, serialize  # noqa: E402  (scripts/safetensors_io.py)
 from transformers import GPT2Config, GPT2LMHeadModel  # noqa: E402
 
@@ -157,18 +158,7 @@ def build_model() -> GPT2LMHeadModel:
 
 def greedy(model, ids: torch.Tensor):
     """transformers' greedy `generate` with the KV cache: (new ids [N], logits [N, V])."""
-    out = model.generate(
-        ids,
-        attention_mask=torch.ones_like(ids),
-        max_new_tokens=GENERATE,
-        min_new_tokens=GENERATE,
-        do_sample=False,
-        use_cache=True,
-        output_logits=True,
-        return_dict_in_generate=True,
-        pad_token_id=None,
-        eos_token_id=None,
-    )
+    out = greedy_generate(model, ids, GENERATE, output_logits=True, return_dict_in_generate=True)
     new_ids = out.sequences[0, ids.shape[1] :]
     logits = torch.stack([step[0] for step in out.logits])
     return new_ids, logits
