@@ -16,7 +16,9 @@ Files (all rewritten byte for byte by this script):
   chose each generated token; step 0 is the last prompt position, from the
   prefill of `generate`, steps 1.. are single-token decode steps on the KV cache),
   and the same computed in float64 from the same (f32-valued) weights:
-  `prompt_logits_f64` f64 [P, V], `step_logits_f64` f64 [N, V].
+  `prompt_logits_f64` f64 [P, V], `step_logits_f64` f64 [N, V] (one uncached float64
+  forward over prompt + generated[:-1], rows P-1..; `generate` itself casts step
+  logits to float32, so it cannot give them); the f64 greedy tokens are the same.
 - `reference.json`: the configuration, the ids, the versions, the key list and
   the diagnostics below, for people.
 
@@ -45,6 +47,10 @@ The math the Rust side must match (transformers 5.24 `modeling_gpt2.py`, eager):
     gelu_new(u) = 0.5 * u * (1 + tanh(sqrt(2/pi) * (u + 0.044715 * u**3)))   (the tanh
                   approximation, NOT erf GELU; `reference.json` records how far the
                   logits move if erf GELU is used instead, so a test can tell them apart)
+
+`spec_logits` below is this math in NumPy float64; the script asserts it matches
+transformers' float64 logits (the difference is recorded in `reference.json`,
+about 1e-14).
 
 Dropout is off (eval, and every *_pdrop is 0). Greedy decoding: the next token
 is the argmax of the last position's logits (the first index among equal
@@ -84,6 +90,7 @@ from fixture_cli import fixture_main, readable_json  # noqa: I001  (first: pins 
 
 import numpy as np  # noqa: E402
 import safetensors  # noqa: E402
+from safetensors.numpy import load_file as load_numpy  # noqa: E402
 import torch  # noqa: E402
 import transformers  # noqa: E402
 from greedy import greedy_generate  # noqa: E402  (scripts/greedy.py)
@@ -164,6 +171,40 @@ def greedy(model, ids: torch.Tensor):
     return new_ids, logits
 
 
+def spec_logits(weights_file: Path, ids: list) -> np.ndarray:
+    """The docstring's math in plain NumPy float64, read from the saved file
+    (keys as written, LM head = wte), over the whole sequence without a cache:
+    the check that the math written above is the math transformers runs."""
+    w = {k.removeprefix("transformer."): v.astype(np.float64) for k, v in load_numpy(str(weights_file)).items()}
+
+    def layer_norm(x, name):
+        mean = x.mean(-1, keepdims=True)
+        var = ((x - mean) ** 2).mean(-1, keepdims=True)
+        return (x - mean) / np.sqrt(var + 1e-5) * w[f"{name}.weight"] + w[f"{name}.bias"]
+
+    def conv1d(x, name):
+        return x @ w[f"{name}.weight"] + w[f"{name}.bias"]
+
+    def gelu_new(u):
+        return 0.5 * u * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (u + 0.044715 * u**3)))
+
+    t, c, h = len(ids), WIDTH, HEADS
+    d = c // h
+    x = w["wte.weight"][ids] + w["wpe.weight"][:t]
+    future = np.triu(np.ones((t, t), dtype=bool), 1)
+    for i in range(LAYERS):
+        qkv = conv1d(layer_norm(x, f"h.{i}.ln_1"), f"h.{i}.attn.c_attn")
+        q, k, v = (qkv[:, j * c : (j + 1) * c].reshape(t, h, d).transpose(1, 0, 2) for j in range(3))
+        s = q @ k.transpose(0, 2, 1) * d**-0.5
+        s = np.where(future, -np.inf, s)
+        p = np.exp(s - s.max(-1, keepdims=True))
+        p /= p.sum(-1, keepdims=True)
+        o = (p @ v).transpose(1, 0, 2).reshape(t, c)
+        x = x + conv1d(o, f"h.{i}.attn.c_proj")
+        x = x + conv1d(gelu_new(conv1d(layer_norm(x, f"h.{i}.ln_2"), f"h.{i}.mlp.c_fc")), f"h.{i}.mlp.c_proj")
+    return layer_norm(x, "ln_f") @ w["wte.weight"].T
+
+
 def reference(model: GPT2LMHeadModel):
     """The reference tensors and the diagnostics that say how strict a test can be."""
     ids = torch.tensor([PROMPT_IDS], dtype=torch.long)
@@ -178,8 +219,10 @@ def reference(model: GPT2LMHeadModel):
         model64 = GPT2LMHeadModel(model.config).eval().double()
         model64.load_state_dict({k: v.double() for k, v in model.state_dict().items()})
         prompt64 = model64(ids).logits[0]
-        generated64, step64 = greedy(model64, ids)
-        assert torch.equal(generated64, generated), "f64 greedy tokens differ from f32"
+        # generate() casts each step's logits to float32, so the f64 steps come from
+        # one uncached float64 pass over the same sequence instead.
+        step64 = model64(full).logits[0, len(PROMPT_IDS) - 1 :]
+        assert torch.equal(step64.argmax(-1), generated), "f64 greedy tokens differ from f32"
 
         erf_config = GPT2Config.from_dict({**model.config.to_dict(), "activation_function": "gelu"})
         erf_model = GPT2LMHeadModel(erf_config).eval()
@@ -225,6 +268,11 @@ def write(out_dir: Path) -> dict:
     out_dir.mkdir(parents=True, exist_ok=True)
     model.save_pretrained(out_dir, safe_serialization=True)
     tensors, diagnostics = reference(model)
+    sequence = tensors["prompt_ids"].tolist() + tensors["generated_ids"][:-1].tolist()
+    spec = spec_logits(out_dir / "model.safetensors", sequence)
+    expected = np.concatenate([tensors["prompt_logits_f64"], tensors["step_logits_f64"][1:]])
+    diagnostics["max_abs_numpy_spec_minus_transformers_f64"] = float(np.abs(spec - expected).max())
+    assert diagnostics["max_abs_numpy_spec_minus_transformers_f64"] < 1e-9, "the documented math is not transformers'"
     metadata = {
         "model": "GPT2LMHeadModel, seeded random weights (scripts/gpt2_fixture.py)",
         "attn_implementation": "eager",
