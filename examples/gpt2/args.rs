@@ -29,17 +29,30 @@ pub const USAGE: &str = "usage: gpt2 [--model PATH] [--tokens ID,ID,...] [--gene
 pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Args, String> {
     let [model, tokens, generate, dtype, logits_out, threads] = flags::parse(
         args,
-        ["--model", "--tokens", "--generate", "--dtype", "--logits-out", "--threads"],
+        [
+            "--model",
+            "--tokens",
+            "--generate",
+            "--dtype",
+            "--logits-out",
+            "--threads",
+        ],
     )
     .map_err(|error| match error {
         flags::FlagsError::Help => USAGE.to_string(),
         flags::FlagsError::Usage(message) => message,
     })?;
     let count = |flag: &str, value: &str| -> Result<usize, String> {
-        value.parse().map_err(|_| format!("{flag} needs a whole number, got `{value}`"))
+        value
+            .parse()
+            .map_err(|_| format!("{flag} needs a whole number, got `{value}`"))
     };
     let tokens = tokens
-        .map(|list| list.split(',').map(|id| count("--tokens", id.trim())).collect::<Result<Vec<_>, _>>())
+        .map(|list| {
+            list.split(',')
+                .map(|id| count("--tokens", id.trim()))
+                .collect::<Result<Vec<_>, _>>()
+        })
         .transpose()?;
     if tokens.as_ref().is_some_and(Vec::is_empty) {
         return Err("--tokens needs at least one id".to_string());

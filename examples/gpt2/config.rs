@@ -39,7 +39,8 @@ impl Config {
     /// The number of parameters (the LM head is tied to `wte`).
     pub fn parameters(&self) -> usize {
         let c = self.width;
-        let block = 2 * 2 * c + (c * 3 * c + 3 * c) + (c * c + c) + (c * 4 * c + 4 * c) + (4 * c * c + c);
+        let block =
+            2 * 2 * c + (c * 3 * c + 3 * c) + (c * c + c) + (c * 4 * c + 4 * c) + (4 * c * c + c);
         self.vocab * c + self.context * c + self.layers * block + 2 * c
     }
 

@@ -43,14 +43,20 @@ pub fn generate<F: Element>(
     keep: Keep,
 ) -> Result<Generation<F>, ModelError> {
     if prompt.len() > cache.capacity() || prompt.is_empty() {
-        return Err(ModelError::PromptTooLong { length: prompt.len(), context: cache.capacity() });
+        return Err(ModelError::PromptTooLong {
+            length: prompt.len(),
+            context: cache.capacity(),
+        });
     }
     let started = Instant::now();
     let hidden = model.forward(prompt, cache)?; // [P, C]
     let last = hidden.view().slice(0, prompt.len() - 1..prompt.len())?;
     let (prompt_logits, mut logits) = if keep.prompt_logits {
         let all = model.logits(&hidden)?;
-        let last_row = all.view().slice(0, prompt.len() - 1..prompt.len())?.materialize()?;
+        let last_row = all
+            .view()
+            .slice(0, prompt.len() - 1..prompt.len())?
+            .materialize()?;
         (Some(all), last_row)
     } else {
         (None, model.logits(&last)?)
@@ -80,5 +86,12 @@ pub fn generate<F: Element>(
         let hidden = model.forward(&[next], cache)?; // [1, C]
         logits = model.logits(&hidden)?;
     }
-    Ok(Generation { ids, step_logits, prompt_logits, prefill, decode: started.elapsed(), stopped })
+    Ok(Generation {
+        ids,
+        step_logits,
+        prompt_logits,
+        prefill,
+        decode: started.elapsed(),
+        stopped,
+    })
 }

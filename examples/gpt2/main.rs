@@ -13,6 +13,8 @@ mod config;
 mod generate;
 mod model;
 mod report;
+#[cfg(test)]
+mod tests;
 mod verify;
 mod weights;
 
@@ -88,7 +90,8 @@ fn self_check<F: Element>(args: &Args) -> Result<bool, ModelError> {
 /// `--model PATH`: a GPT-2 safetensors file.
 fn run_file<F: Element>(args: &Args) -> Result<bool, ModelError> {
     let path = args.model.as_deref().unwrap_or(std::path::Path::new(""));
-    let buffer = AlignedBytes::read(path).map_err(|e| ModelError::Io(format!("{}: {e}", path.display())))?;
+    let buffer =
+        AlignedBytes::read(path).map_err(|e| ModelError::Io(format!("{}: {e}", path.display())))?;
     let weights = Weights::parse(buffer.as_bytes()).map_err(ModelError::File)?;
     let directory = path.parent().unwrap_or(std::path::Path::new("."));
     let width = weights::config_of(&weights, 1)?.width;
@@ -101,7 +104,12 @@ fn run_file<F: Element>(args: &Args) -> Result<bool, ModelError> {
             1600 => Some(25),
             _ => None,
         })
-        .ok_or_else(|| ModelError::Io(format!("no config.json with n_head beside {}", path.display())))?;
+        .ok_or_else(|| {
+            ModelError::Io(format!(
+                "no config.json with n_head beside {}",
+                path.display()
+            ))
+        })?;
     let config = weights::config_of(&weights, heads)?;
     let params = Params::<F>::from_file(&weights, config)?;
     println!(
@@ -116,31 +124,48 @@ fn run_file<F: Element>(args: &Args) -> Result<bool, ModelError> {
         mib(params.copied_bytes) as usize
     );
     // "The quick brown fox" in GPT-2's vocabulary, when no prompt is given.
-    let prompt = args.tokens.clone().unwrap_or_else(|| vec![464, 2068, 7586, 21831]);
+    let prompt = args
+        .tokens
+        .clone()
+        .unwrap_or_else(|| vec![464, 2068, 7586, 21831]);
     run(&params, &prompt, args.generate.unwrap_or(16), args)
 }
 
 /// Generates, prints the ids, the speed against the bandwidth bound, the
 /// memory and the cache's layout; writes the logits when asked.
-fn run<F: Element>(params: &Params<'_, F>, prompt: &[usize], steps: usize, args: &Args) -> Result<bool, ModelError> {
+fn run<F: Element>(
+    params: &Params<'_, F>,
+    prompt: &[usize],
+    steps: usize,
+    args: &Args,
+) -> Result<bool, ModelError> {
     let config = params.config;
     let model = Gpt2 { params };
     let capacity = (prompt.len() + steps).min(config.context);
     if prompt.len() > config.context {
-        return Err(ModelError::PromptTooLong { length: prompt.len(), context: config.context });
+        return Err(ModelError::PromptTooLong {
+            length: prompt.len(),
+            context: config.context,
+        });
     }
     let mut cache = KvCache::new(&config, capacity)?;
-    let keep = Keep { step_logits: args.logits_out.is_some(), prompt_logits: false };
+    let keep = Keep {
+        step_logits: args.logits_out.is_some(),
+        prompt_logits: false,
+    };
     let run = generate(&model, prompt, steps, &mut cache, keep)?;
     println!("prompt ({} tokens): {prompt:?}", prompt.len());
     println!("generated ({} tokens): {:?}", run.ids.len(), run.ids);
     if let Some(message) = &run.stopped {
         println!("{message}");
     }
-    speed(params, prompt.len(), &run, args);
-    let activations = prompt.len() * (12 * config.width + config.heads * prompt.len() + config.vocab) * size_of::<F>();
-    let budget = params.bytes() + cache.bytes() + activations;
+    // Peak memory before the bandwidth probe, which allocates its own buffer.
     let peak = peak_rss().unwrap_or(0);
+    speed(params, prompt.len(), &run, args);
+    let activations = prompt.len()
+        * (12 * config.width + config.heads * prompt.len() + config.vocab)
+        * size_of::<F>();
+    let budget = params.bytes() + cache.bytes() + activations;
     println!(
         "memory: peak RSS {:.0} MiB; weights {:.0} + KV cache {:.1} + activations {:.1} MiB = {:.0} MiB (+10%: {:.0})",
         mib(peak),
@@ -152,13 +177,27 @@ fn run<F: Element>(params: &Params<'_, F>, prompt: &[usize], steps: usize, args:
     );
     let mut trace = LayoutTrace::new();
     trace.owner("K cache, layer 0 [H, D, T_max]", &cache.keys[0]);
-    trace.view("Kᵀ read by q·Kᵀ", &cache.keys[0].view().slice(2, 0..cache.len)?);
+    trace.view(
+        "Kᵀ read by q·Kᵀ",
+        &cache.keys[0].view().slice(2, 0..cache.len)?,
+    );
     trace.owner("V cache, layer 0 [H, T_max, D]", &cache.values[0]);
-    trace.view("V read by P·V", &cache.values[0].view().slice(1, 0..cache.len)?);
-    println!("\nlayer 0's cache after the last step ({} of {} positions):\n{trace}", cache.len, cache.capacity());
+    trace.view(
+        "V read by P·V",
+        &cache.values[0].view().slice(1, 0..cache.len)?,
+    );
+    println!(
+        "\nlayer 0's cache after the last step ({} of {} positions):\n{trace}",
+        cache.len,
+        cache.capacity()
+    );
     if let (Some(path), Some(logits)) = (&args.logits_out, &run.step_logits) {
         write_logits(path, logits, config.vocab)?;
-        println!("wrote the logits of {} steps to {}", logits.len(), path.display());
+        println!(
+            "wrote the logits of {} steps to {}",
+            logits.len(),
+            path.display()
+        );
     }
     Ok(true)
 }
@@ -166,7 +205,9 @@ fn run<F: Element>(params: &Params<'_, F>, prompt: &[usize], steps: usize, args:
 /// Prefill and decode tokens per second, and decode against the bound of
 /// reading every weight once per token at the measured bandwidth.
 fn speed<F: Element>(params: &Params<'_, F>, prompt: usize, run: &Generation<F>, args: &Args) {
-    let threads = args.threads.unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
     let prefill = prompt as f64 / run.prefill.as_secs_f64();
     let passes = run.ids.len().saturating_sub(1);
     let decode = passes as f64 / run.decode.as_secs_f64();
@@ -190,11 +231,24 @@ fn speed<F: Element>(params: &Params<'_, F>, prompt: usize, run: &Generation<F>,
 }
 
 /// A safetensors file with `logits` `[steps, vocab]` f32.
-fn write_logits<F: Element>(path: &std::path::Path, steps: &[Vec<F>], vocab: usize) -> Result<(), ModelError> {
-    let values: Vec<f32> = steps.iter().flatten().map(|x| x.to_f32().unwrap_or(f32::NAN)).collect();
+fn write_logits<F: Element>(
+    path: &std::path::Path,
+    steps: &[Vec<F>],
+    vocab: usize,
+) -> Result<(), ModelError> {
+    let values: Vec<f32> = steps
+        .iter()
+        .flatten()
+        .map(|x| x.to_f32().unwrap_or(f32::NAN))
+        .collect();
     let bytes: Vec<u8> = values.iter().flat_map(|x| x.to_le_bytes()).collect();
-    let view = safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![steps.len(), vocab], &bytes)
+    let view = safetensors::tensor::TensorView::new(
+        safetensors::Dtype::F32,
+        vec![steps.len(), vocab],
+        &bytes,
+    )
+    .map_err(|e| ModelError::Io(e.to_string()))?;
+    let file = safetensors::serialize([("logits", view)], None)
         .map_err(|e| ModelError::Io(e.to_string()))?;
-    let file = safetensors::serialize([("logits", view)], None).map_err(|e| ModelError::Io(e.to_string()))?;
     std::fs::write(path, file).map_err(|e| ModelError::Io(format!("{}: {e}", path.display())))
 }

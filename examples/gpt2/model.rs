@@ -30,9 +30,17 @@ impl<F: Element> KvCache<F> {
     /// An allocation failure.
     pub fn new(config: &Config, capacity: usize) -> Result<Self, ModelError> {
         let (h, d) = (config.heads, config.head_width());
-        let keys = (0..config.layers).map(|_| Tensor::zeros([h, d, capacity])).collect::<Result<_, _>>()?;
-        let values = (0..config.layers).map(|_| Tensor::zeros([h, capacity, d])).collect::<Result<_, _>>()?;
-        Ok(KvCache { keys, values, len: 0 })
+        let keys = (0..config.layers)
+            .map(|_| Tensor::zeros([h, d, capacity]))
+            .collect::<Result<_, _>>()?;
+        let values = (0..config.layers)
+            .map(|_| Tensor::zeros([h, capacity, d]))
+            .collect::<Result<_, _>>()?;
+        Ok(KvCache {
+            keys,
+            values,
+            len: 0,
+        })
     }
 
     /// The positions the cache can hold.
@@ -57,7 +65,11 @@ pub fn gelu<F: Float>(x: F) -> F {
 
 /// Layer norm over the last axis of `[T, C]`: `(x - mean) / sqrt(var + eps) · g + b`
 /// (the biased variance, as `torch.nn.LayerNorm`).
-pub fn layer_norm<F: Float>(x: &Tensor<2, F>, gain: View<'_, 1, F>, bias: View<'_, 1, F>) -> Result<Tensor<2, F>, Error> {
+pub fn layer_norm<F: Float>(
+    x: &Tensor<2, F>,
+    gain: View<'_, 1, F>,
+    bias: View<'_, 1, F>,
+) -> Result<Tensor<2, F>, Error> {
     let eps = F::from(LAYER_NORM_EPS).unwrap_or(F::ZERO);
     let mean = x.mean_axis(1, KeepDim)?; // [T, 1]
     let mut centered = x.map_binary(&mean, |v, m| v - m)?;
@@ -70,7 +82,11 @@ pub fn layer_norm<F: Float>(x: &Tensor<2, F>, gain: View<'_, 1, F>, bias: View<'
 }
 
 /// `x · W + b` for a Conv1D layer (`W` stored `[in, out]`).
-fn linear<F: Float>(x: &impl AsView<2, F>, weight: View<'_, 2, F>, bias: View<'_, 1, F>) -> Result<Tensor<2, F>, Error> {
+fn linear<F: Float>(
+    x: &impl AsView<2, F>,
+    weight: View<'_, 2, F>,
+    bias: View<'_, 1, F>,
+) -> Result<Tensor<2, F>, Error> {
     let mut out = matmul(x, &weight)?;
     out.view_mut().zip_map_inplace(&bias, |v, b| v + b)?;
     Ok(out)
@@ -88,48 +104,91 @@ impl<F: Element> Gpt2<'_, F> {
     /// # Errors
     /// [`ModelError::PromptTooLong`] past the cache; a token id past the
     /// vocabulary (`IndexSelectOutOfBounds`, naming its position).
-    pub fn forward(&self, tokens: &[usize], cache: &mut KvCache<F>) -> Result<Tensor<2, F>, ModelError> {
+    pub fn forward(
+        &self,
+        tokens: &[usize],
+        cache: &mut KvCache<F>,
+    ) -> Result<Tensor<2, F>, ModelError> {
         let config = &self.params.config;
         let (start, t) = (cache.len, tokens.len());
         if start + t > cache.capacity() {
-            return Err(ModelError::PromptTooLong { length: start + t, context: cache.capacity() });
+            return Err(ModelError::PromptTooLong {
+                length: start + t,
+                context: cache.capacity(),
+            });
         }
         // Token and position embeddings: a gather of `wte` rows, plus `wpe` rows in place.
         let mut x = index_select(&self.params.matrix("wte.weight"), 0, tokens)?; // [T, C]
-        let positions = self.params.matrix("wpe.weight").slice(0, start..start + t)?;
+        let positions = self
+            .params
+            .matrix("wpe.weight")
+            .slice(0, start..start + t)?;
         x.view_mut().zip_map_inplace(&positions, |e, p| e + p)?;
         for layer in 0..config.layers {
             let name = |suffix: &str| format!("h.{layer}.{suffix}");
-            let h = layer_norm(&x, self.params.vector(&name("ln_1.weight")), self.params.vector(&name("ln_1.bias")))?;
+            let h = layer_norm(
+                &x,
+                self.params.vector(&name("ln_1.weight")),
+                self.params.vector(&name("ln_1.bias")),
+            )?;
             let attended = self.attention(layer, &h, cache)?;
             x.view_mut().zip_map_inplace(&attended, |v, a| v + a)?;
-            let h = layer_norm(&x, self.params.vector(&name("ln_2.weight")), self.params.vector(&name("ln_2.bias")))?;
+            let h = layer_norm(
+                &x,
+                self.params.vector(&name("ln_2.weight")),
+                self.params.vector(&name("ln_2.bias")),
+            )?;
             let mut hidden = matmul(&h, &self.params.matrix(&name("mlp.c_fc.weight")))?; // [T, 4C]
             let fc_bias = self.params.vector(&name("mlp.c_fc.bias"));
-            hidden.view_mut().zip_map_inplace(&fc_bias, |v, b| gelu(v + b))?;
-            let out = linear(&hidden, self.params.matrix(&name("mlp.c_proj.weight")), self.params.vector(&name("mlp.c_proj.bias")))?;
+            hidden
+                .view_mut()
+                .zip_map_inplace(&fc_bias, |v, b| gelu(v + b))?;
+            let out = linear(
+                &hidden,
+                self.params.matrix(&name("mlp.c_proj.weight")),
+                self.params.vector(&name("mlp.c_proj.bias")),
+            )?;
             x.view_mut().zip_map_inplace(&out, |v, o| v + o)?;
         }
         cache.len += t;
-        Ok(layer_norm(&x, self.params.vector("ln_f.weight"), self.params.vector("ln_f.bias"))?)
+        Ok(layer_norm(
+            &x,
+            self.params.vector("ln_f.weight"),
+            self.params.vector("ln_f.bias"),
+        )?)
     }
 
     /// Causal self-attention of block `layer` for the `T` new rows `h`
     /// `[T, C]`; their K and V go into the cache at `cache.len ..`.
-    fn attention(&self, layer: usize, h: &Tensor<2, F>, cache: &mut KvCache<F>) -> Result<Tensor<2, F>, ModelError> {
+    fn attention(
+        &self,
+        layer: usize,
+        h: &Tensor<2, F>,
+        cache: &mut KvCache<F>,
+    ) -> Result<Tensor<2, F>, ModelError> {
         let config = &self.params.config;
         let (heads, d) = (config.heads, config.head_width());
         let (start, t) = (cache.len, h.shape()[0]);
         let total = start + t;
         let name = |suffix: &str| format!("h.{layer}.{suffix}");
-        let qkv = linear(h, self.params.matrix(&name("attn.c_attn.weight")), self.params.vector(&name("attn.c_attn.bias")))?;
+        let qkv = linear(
+            h,
+            self.params.matrix(&name("attn.c_attn.weight")),
+            self.params.vector(&name("attn.c_attn.bias")),
+        )?;
         // Q, K, V: thirds of the packed [T, 3C] row, each split into heads with no copy.
         let [q, k, v] = qkv.view().chunk::<3>(1)?; // [T, C] each, strides [3C, 1]
         let q = q.split_axis(1, [heads, d])?.permute([1, 0, 2])?; // [H, T, D]
         let k = k.split_axis(1, [heads, d])?.permute([1, 2, 0])?; // [H, D, T]
         let v = v.split_axis(1, [heads, d])?.permute([1, 0, 2])?; // [H, T, D]
-        cache.keys[layer].view_mut().slice(2, start..total)?.assign(&k)?;
-        cache.values[layer].view_mut().slice(1, start..total)?.assign(&v)?;
+        cache.keys[layer]
+            .view_mut()
+            .slice(2, start..total)?
+            .assign(&k)?;
+        cache.values[layer]
+            .view_mut()
+            .slice(1, start..total)?
+            .assign(&v)?;
         let keys_t = cache.keys[layer].view().slice(2, 0..total)?; // Kᵀ [H, D, total]
         let values = cache.values[layer].view().slice(1, 0..total)?; // [H, total, D]
         let mut scores = matmul(&q, &keys_t)?; // [H, T, total]
@@ -148,7 +207,11 @@ impl<F: Element> Gpt2<'_, F> {
         let proj_b = self.params.vector(&name("attn.c_proj.bias"));
         Ok(match merged.reshape_strided([t, heads * d]) {
             Ok(rows) => linear(&rows, proj_w, proj_b)?,
-            Err(_) => linear(&merged.materialize()?.into_shape([t, heads * d])?, proj_w, proj_b)?,
+            Err(_) => linear(
+                &merged.materialize()?.into_shape([t, heads * d])?,
+                proj_w,
+                proj_b,
+            )?,
         })
     }
 

@@ -19,7 +19,10 @@ pub fn read_bandwidth(threads: usize) -> f64 {
                 .chunks(chunk)
                 .map(|part| scope.spawn(move || part.iter().fold(0_u32, |a, &b| a.wrapping_add(b))))
                 .collect();
-            parts.into_iter().map(|part| part.join().unwrap_or(0)).fold(0_u32, u32::wrapping_add)
+            parts
+                .into_iter()
+                .map(|part| part.join().unwrap_or(0))
+                .fold(0_u32, u32::wrapping_add)
         });
         best = best.min(started.elapsed());
     }

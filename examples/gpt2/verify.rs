@@ -31,7 +31,10 @@ pub struct Verdict {
 /// A missing or unreadable fixture file, or a failed forward pass.
 pub fn verify<F: Element>() -> Result<Verdict, ModelError> {
     let dir = fixture_dir();
-    let read = |name: &str| AlignedBytes::read(dir.join(name)).map_err(|e| ModelError::Io(format!("{}: {e}", dir.join(name).display())));
+    let read = |name: &str| {
+        AlignedBytes::read(dir.join(name))
+            .map_err(|e| ModelError::Io(format!("{}: {e}", dir.join(name).display())))
+    };
     let model_bytes = read("model.safetensors")?;
     let reference_bytes = read("reference.safetensors")?;
     let weights = Weights::parse(model_bytes.as_bytes()).map_err(ModelError::File)?;
@@ -51,23 +54,50 @@ pub fn verify<F: Element>() -> Result<Verdict, ModelError> {
     let expected = |name: &str| -> Result<Vec<f64>, ModelError> {
         let name = format!("{name}{suffix}");
         Ok(if size_of::<F>() == 8 {
-            reference.get::<2, f64>(&name).map_err(ModelError::File)?.view().iter().copied().collect()
+            reference
+                .get::<2, f64>(&name)
+                .map_err(ModelError::File)?
+                .view()
+                .iter()
+                .copied()
+                .collect()
         } else {
-            reference.get::<2, f32>(&name).map_err(ModelError::File)?.view().iter().map(|&x| f64::from(x)).collect()
+            reference
+                .get::<2, f32>(&name)
+                .map_err(ModelError::File)?
+                .view()
+                .iter()
+                .map(|&x| f64::from(x))
+                .collect()
         })
     };
     let mut cache = KvCache::new(&config, prompt.len() + expected_ids.len())?;
-    let keep = Keep { step_logits: true, prompt_logits: true };
+    let keep = Keep {
+        step_logits: true,
+        prompt_logits: true,
+    };
     let run = generate(&model, &prompt, expected_ids.len(), &mut cache, keep)?;
-    let ours_prompt = run.prompt_logits.as_ref().map(|t| t.as_slice().to_vec()).unwrap_or_default();
+    let ours_prompt = run
+        .prompt_logits
+        .as_ref()
+        .map(|t| t.as_slice().to_vec())
+        .unwrap_or_default();
     let ours_steps: Vec<F> = run.step_logits.unwrap_or_default().concat();
     let max_error = |ours: &[F], theirs: &[f64]| {
         ours.iter()
             .zip(theirs)
             .map(|(a, b)| (a.to_f64().unwrap_or(f64::NAN) - b).abs())
-            .fold(if ours.len() == theirs.len() { 0.0 } else { f64::INFINITY }, |m, e| if e > m || e.is_nan() { e } else { m })
+            .fold(
+                if ours.len() == theirs.len() {
+                    0.0
+                } else {
+                    f64::INFINITY
+                },
+                |m, e| if e > m || e.is_nan() { e } else { m },
+            )
     };
-    let error = max_error(&ours_prompt, &expected("prompt_logits")?).max(max_error(&ours_steps, &expected("step_logits")?));
+    let error = max_error(&ours_prompt, &expected("prompt_logits")?)
+        .max(max_error(&ours_steps, &expected("step_logits")?));
     Ok(Verdict {
         config,
         prompt_positions: prompt.len(),

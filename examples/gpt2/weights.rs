@@ -27,7 +27,11 @@ pub enum ModelError {
     Missing { name: String },
     /// A tensor's shape is not the one the configuration needs.
     #[error("tensor `{name}` has shape {found:?}, GPT-2 needs {expected:?} here")]
-    Shape { name: String, expected: Vec<usize>, found: Vec<usize> },
+    Shape {
+        name: String,
+        expected: Vec<usize>,
+        found: Vec<usize>,
+    },
     /// A tensor is not f32 (or has the wrong rank, or its bytes do not match).
     #[error("tensor `{name}`: {source}")]
     Read { name: String, source: WeightsError },
@@ -91,11 +95,20 @@ pub struct Params<'b, F> {
     pub copied_bytes: usize,
 }
 
-/// The rank-1 and rank-2 parameter names of a configuration, with shapes.
-fn expected_shapes(config: &Config) -> (Vec<(String, [usize; 2])>, Vec<(String, [usize; 1])>) {
+/// Parameter names with their shapes, of one rank.
+type Shapes<const R: usize> = Vec<(String, [usize; R])>;
+
+/// The rank-2 and rank-1 parameter names of a configuration, with shapes.
+fn expected_shapes(config: &Config) -> (Shapes<2>, Shapes<1>) {
     let (c, v, p) = (config.width, config.vocab, config.context);
-    let mut matrices = vec![("wte.weight".to_string(), [v, c]), ("wpe.weight".to_string(), [p, c])];
-    let mut vectors = vec![("ln_f.weight".to_string(), [c]), ("ln_f.bias".to_string(), [c])];
+    let mut matrices = vec![
+        ("wte.weight".to_string(), [v, c]),
+        ("wpe.weight".to_string(), [p, c]),
+    ];
+    let mut vectors = vec![
+        ("ln_f.weight".to_string(), [c]),
+        ("ln_f.bias".to_string(), [c]),
+    ];
     for i in 0..config.layers {
         let name = |suffix: &str| format!("h.{i}.{suffix}");
         matrices.push((name("attn.c_attn.weight"), [c, 3 * c]));
@@ -122,19 +135,36 @@ fn expected_shapes(config: &Config) -> (Vec<(String, [usize; 2])>, Vec<(String, 
 /// from `wpe`, the layer count from the `h.{i}` keys, `heads` given.
 pub fn config_of(weights: &Weights<'_>, heads: usize) -> Result<Config, ModelError> {
     let names = weights.names();
-    let prefix = if names.iter().any(|n| n.starts_with("transformer.")) { "transformer." } else { "" };
+    let prefix = if names.iter().any(|n| n.starts_with("transformer.")) {
+        "transformer."
+    } else {
+        ""
+    };
     let shape_of = |name: &str| -> Result<Vec<usize>, ModelError> {
         let full = format!("{prefix}{name}");
         let weight: Weight<'_, 2, f32> = weights.get(&full).map_err(|source| match source {
-            WeightsError::MissingTensor { .. } => ModelError::Missing { name: name.to_string() },
-            source => ModelError::Read { name: full.clone(), source },
+            WeightsError::MissingTensor { .. } => ModelError::Missing {
+                name: name.to_string(),
+            },
+            source => ModelError::Read {
+                name: full.clone(),
+                source,
+            },
         })?;
         Ok(weight.view().shape().to_vec())
     };
     let wte = shape_of("wte.weight")?;
     let wpe = shape_of("wpe.weight")?;
-    let layers = (0..).take_while(|i| names.contains(&format!("{prefix}h.{i}.ln_1.weight").as_str())).count();
-    Ok(Config { layers, heads, width: wte[1], context: wpe[0], vocab: wte[0] })
+    let layers = (0..)
+        .take_while(|i| names.contains(&format!("{prefix}h.{i}.ln_1.weight").as_str()))
+        .count();
+    Ok(Config {
+        layers,
+        heads,
+        width: wte[1],
+        context: wpe[0],
+        vocab: wte[0],
+    })
 }
 
 impl<'b, F: Element> Params<'b, F> {
@@ -146,8 +176,17 @@ impl<'b, F: Element> Params<'b, F> {
     /// naming the tensor.
     pub fn from_file(weights: &Weights<'b>, config: Config) -> Result<Self, ModelError> {
         let names = weights.names();
-        let prefix = if names.iter().any(|n| n.starts_with("transformer.")) { "transformer." } else { "" };
-        let mut params = Params { config, matrices: BTreeMap::new(), vectors: BTreeMap::new(), copied_bytes: 0 };
+        let prefix = if names.iter().any(|n| n.starts_with("transformer.")) {
+            "transformer."
+        } else {
+            ""
+        };
+        let mut params = Params {
+            config,
+            matrices: BTreeMap::new(),
+            vectors: BTreeMap::new(),
+            copied_bytes: 0,
+        };
         let (matrices, vectors) = expected_shapes(&config);
         for (name, shape) in matrices {
             let param = read(weights, prefix, &name, shape, &mut params.copied_bytes)?;
@@ -168,9 +207,16 @@ impl<'b, F: Element> Params<'b, F> {
     pub fn seeded(config: Config, seed: u64) -> Result<Self, ModelError> {
         let mut rng = prng::SplitMix64::new(seed);
         let mut values = |n: usize, center: f64, spread: f64| -> Vec<F> {
-            (0..n).map(|_| F::from(center + spread * rng.next_signed_unit()).unwrap_or(F::ZERO)).collect()
+            (0..n)
+                .map(|_| F::from(center + spread * rng.next_signed_unit()).unwrap_or(F::ZERO))
+                .collect()
         };
-        let mut params = Params { config, matrices: BTreeMap::new(), vectors: BTreeMap::new(), copied_bytes: 0 };
+        let mut params = Params {
+            config,
+            matrices: BTreeMap::new(),
+            vectors: BTreeMap::new(),
+            copied_bytes: 0,
+        };
         let (matrices, vectors) = expected_shapes(&config);
         for (name, shape) in matrices {
             let tensor = Tensor::from_vec(shape, values(shape[0] * shape[1], 0.0, 0.035))?;
@@ -186,12 +232,18 @@ impl<'b, F: Element> Params<'b, F> {
 
     /// The matrix `name` (present: checked when the parameters were built).
     pub fn matrix(&self, name: &str) -> View<'_, 2, F> {
-        self.matrices.get(name).map(Param::view).unwrap_or_else(|| unreachable!("{name} is checked on load"))
+        self.matrices
+            .get(name)
+            .map(Param::view)
+            .unwrap_or_else(|| unreachable!("{name} is checked on load"))
     }
 
     /// The vector `name` (present: checked when the parameters were built).
     pub fn vector(&self, name: &str) -> View<'_, 1, F> {
-        self.vectors.get(name).map(Param::view).unwrap_or_else(|| unreachable!("{name} is checked on load"))
+        self.vectors
+            .get(name)
+            .map(Param::view)
+            .unwrap_or_else(|| unreachable!("{name} is checked on load"))
     }
 
     /// Bytes of all parameters.
@@ -212,12 +264,21 @@ fn read<'b, const R: usize, F: Element>(
 ) -> Result<Param<'b, R, F>, ModelError> {
     let full = format!("{prefix}{name}");
     let weight: Weight<'b, R, f32> = weights.get(&full).map_err(|source| match source {
-        WeightsError::MissingTensor { .. } => ModelError::Missing { name: name.to_string() },
-        source => ModelError::Read { name: full.clone(), source },
+        WeightsError::MissingTensor { .. } => ModelError::Missing {
+            name: name.to_string(),
+        },
+        source => ModelError::Read {
+            name: full.clone(),
+            source,
+        },
     })?;
     let found = *weight.view().shape();
     if found != shape {
-        return Err(ModelError::Shape { name: full, expected: shape.to_vec(), found: found.to_vec() });
+        return Err(ModelError::Shape {
+            name: full,
+            expected: shape.to_vec(),
+            found: found.to_vec(),
+        });
     }
     let (param, copied) = F::param(weight)?;
     *copied_bytes += copied;
@@ -230,13 +291,17 @@ pub trait Element: Float {
     ///
     /// # Errors
     /// An allocation failure of the conversion.
-    fn param<const R: usize>(weight: Weight<'_, R, f32>) -> Result<(Param<'_, R, Self>, usize), ModelError>;
+    fn param<const R: usize>(
+        weight: Weight<'_, R, f32>,
+    ) -> Result<(Param<'_, R, Self>, usize), ModelError>;
 }
 
 impl Element for f32 {
     /// The file's own values: a view when the buffer is aligned (always, with
     /// `AlignedBytes`), else the one copy the reader made.
-    fn param<const R: usize>(weight: Weight<'_, R, f32>) -> Result<(Param<'_, R, f32>, usize), ModelError> {
+    fn param<const R: usize>(
+        weight: Weight<'_, R, f32>,
+    ) -> Result<(Param<'_, R, f32>, usize), ModelError> {
         Ok(match weight {
             Weight::Borrowed(view) => (Param::File(view), 0),
             Weight::Copied(tensor) => {
@@ -249,7 +314,9 @@ impl Element for f32 {
 
 impl Element for f64 {
     /// Each value widened once (exact).
-    fn param<const R: usize>(weight: Weight<'_, R, f32>) -> Result<(Param<'_, R, f64>, usize), ModelError> {
+    fn param<const R: usize>(
+        weight: Weight<'_, R, f32>,
+    ) -> Result<(Param<'_, R, f64>, usize), ModelError> {
         let converted = weight.view().map_unary(f64::from)?;
         let bytes = converted.len() * 8;
         Ok((Param::Owned(converted), bytes))
