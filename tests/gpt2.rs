@@ -199,7 +199,7 @@ fn compare(
     let mut error = max_error(model.logits(&prompt, variant)?.view(), prompt_logits.view());
     let mut sequence = prompt.clone();
     let mut generated = Vec::new();
-    for step in 0..expected_ids.len() {
+    for (step, &expected_id) in expected_ids.iter().enumerate() {
         let logits = model.logits(&sequence, variant)?;
         let last = logits.view().slice(0, sequence.len() - 1..sequence.len())?;
         error = error.max(max_error(
@@ -209,15 +209,15 @@ fn compare(
         let next = last.argmax_axis(1, RemoveDim)?.as_slice()[0];
         generated.push(next);
         // Follow the reference's tokens so one early flip does not derail the comparison.
-        sequence.push(expected_ids[step]);
+        sequence.push(expected_id);
     }
-    Ok((error, generated, expected_ids))
+    Ok(Comparison { error, generated, expected: expected_ids })
 }
 
 #[test]
 fn logits_and_greedy_tokens_match_transformers() -> TestResult {
     let fixture = fixture()?;
-    let (error, generated, expected) = compare(&fixture, Variant::Correct)?;
+    let Comparison { error, generated, expected } = compare(&fixture, Variant::Correct)?;
     // f32 sums in a fixed ascending order against PyTorch's blocked, fused
     // BLAS sums: a few ulps per dot product of 64 to 256 terms, through two
     // layers, on logits of magnitude ~2.4 (the fixture's diagnostics: the
@@ -232,7 +232,7 @@ fn logits_and_greedy_tokens_match_transformers() -> TestResult {
 fn layout_mistakes_are_caught_by_the_comparison() -> TestResult {
     let fixture = fixture()?;
     for variant in [Variant::HeadsSplitWrong, Variant::AttnUntransposed] {
-        let (error, _, _) = compare(&fixture, variant)?;
+        let error = compare(&fixture, variant)?.error;
         assert!(
             error > 1e-2,
             "{variant:?} went unnoticed: max error {error:e}"
