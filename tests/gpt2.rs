@@ -164,12 +164,17 @@ fn gelu(x: f32) -> f32 {
     0.5 * x * (1.0 + ((2.0 / std::f32::consts::PI).sqrt() * (x + 0.044715 * x.powi(3))).tanh())
 }
 
-/// Max |ours - reference| for the prompt positions and the greedy steps
-/// (the steps recompute the whole sequence each time), and the greedy ids.
-fn compare(
-    fixture: &Fixture,
-    variant: Variant,
-) -> Result<(f64, Vec<usize>, Vec<usize>), Box<dyn std::error::Error>> {
+/// Max |ours - reference| over the prompt positions and the greedy steps,
+/// our greedy ids and the reference's.
+struct Comparison {
+    error: f64,
+    generated: Vec<usize>,
+    expected: Vec<usize>,
+}
+
+/// Compares every prompt position and greedy step (each step recomputes
+/// the whole sequence).
+fn compare(fixture: &Fixture, variant: Variant) -> Result<Comparison, Box<dyn std::error::Error>> {
     let weights = Weights::parse(fixture.model.as_bytes())?;
     let model = Model {
         weights,
@@ -211,13 +216,21 @@ fn compare(
         // Follow the reference's tokens so one early flip does not derail the comparison.
         sequence.push(expected_id);
     }
-    Ok(Comparison { error, generated, expected: expected_ids })
+    Ok(Comparison {
+        error,
+        generated,
+        expected: expected_ids,
+    })
 }
 
 #[test]
 fn logits_and_greedy_tokens_match_transformers() -> TestResult {
     let fixture = fixture()?;
-    let Comparison { error, generated, expected } = compare(&fixture, Variant::Correct)?;
+    let Comparison {
+        error,
+        generated,
+        expected,
+    } = compare(&fixture, Variant::Correct)?;
     // f32 sums in a fixed ascending order against PyTorch's blocked, fused
     // BLAS sums: a few ulps per dot product of 64 to 256 terms, through two
     // layers, on logits of magnitude ~2.4 (the fixture's diagnostics: the
