@@ -17,6 +17,9 @@ pub(crate) trait Sink<T: Copy> {
     fn extend_fill(&mut self, len: usize, value: T);
     /// The next `len` slots for random-order writes, pre-filled with `fill`.
     fn next_slots(&mut self, len: usize, fill: T) -> &mut [T];
+    /// The last `len` values written, to update in place (a fused op's
+    /// second pass over what it just appended, e.g. softmax's division).
+    fn written_mut(&mut self, len: usize) -> &mut [T];
 }
 
 impl<T: Copy> Sink<T> for Vec<T> {
@@ -41,6 +44,10 @@ impl<T: Copy> Sink<T> for Vec<T> {
         let start = self.len();
         self.resize(start + len, fill);
         &mut self[start..]
+    }
+    fn written_mut(&mut self, len: usize) -> &mut [T] {
+        let end = self.len();
+        &mut self[end - len..]
     }
 }
 
@@ -82,5 +89,8 @@ impl<T: Copy> Sink<T> for SliceSink<'_, T> {
     }
     fn next_slots(&mut self, len: usize, _fill: T) -> &mut [T] {
         self.take(len)
+    }
+    fn written_mut(&mut self, len: usize) -> &mut [T] {
+        &mut self.out[self.at - len..self.at]
     }
 }
