@@ -6,8 +6,8 @@
 //! `split_heads`, `multihead_attn`, `merge_heads`) on seeded input of GPT-2
 //! small's shapes, every step at full size: slices, split heads, the
 //! transposed key view, scores by `matmul` straight from that view, the
-//! causal mask by broadcasting, a stable softmax, `P·V` by `matmul`, merge
-//! heads. It prints the layout trace of every step (shape, strides, base
+//! causal mask by broadcasting, the stable softmax (`softmax_axis`, fused),
+//! `P·V` by `matmul`, merge heads. It prints the layout trace of every step (shape, strides, base
 //! offset, contiguity, shared or new owner), counts copied bytes against a
 //! copy-everything baseline, times each step, and checks every output
 //! against a plain-loop reference (the attention tensors on sampled query

@@ -168,13 +168,7 @@ pub struct Attention {
     pub scores: Tensor<4>,
     /// Scores with `-inf` above the diagonal.
     pub masked: Tensor<4>,
-    /// Row maxima, `[B, H, T, 1]`.
-    pub max: Tensor<4>,
-    /// `exp(masked - max)`.
-    pub exp: Tensor<4>,
-    /// Row sums of `exp`, `[B, H, T, 1]`.
-    pub sum: Tensor<4>,
-    /// Softmax probabilities `exp / sum`, `[B, H, T, T]`.
+    /// Softmax probabilities over the last axis, `[B, H, T, T]`.
     pub probs: Tensor<4>,
     /// `P·V`, `[B, H, T, D]`: a fresh head-major owner.
     pub out: Tensor<4>,
@@ -182,8 +176,10 @@ pub struct Attention {
 
 /// Step 4: causal self-attention over all `T` positions (GPT-2
 /// `multihead_attn`, `mask_attn_weights`, `softmax`): scores by `matmul`
-/// against the transposed key view, the causal mask by broadcasting, a
-/// numerically stable softmax, the weighted sum of V by `matmul`.
+/// against the transposed key view, the causal mask by broadcasting, the
+/// numerically stable softmax (`softmax_axis`: fused, bit-identical to
+/// `max_axis` -> `exp(x - max)` -> `sum_axis` -> divide, with no full-size
+/// temporary), the weighted sum of V by `matmul`.
 ///
 /// # Errors
 /// Op errors for inconsistent views; `OutputAllocationFailed`.
@@ -220,22 +216,12 @@ pub fn attention(
         Made::Computed,
         &masked,
     );
-    let max = max_axis(&masked, 3, KeepDim)?;
+    let probs = softmax_axis(&masked, 3)?;
     rec.owner(
-        format_args!("max = max_axis(3, KeepDim)"),
+        format_args!("P = softmax_axis(masked, 3)"),
         Made::Computed,
-        &max,
+        &probs,
     );
-    let exp = map_binary(&masked, &max, |s, m| (s - m).exp())?;
-    rec.owner(format_args!("exp(masked - max)"), Made::Computed, &exp);
-    let sum = sum_axis(&exp, 3, KeepDim)?;
-    rec.owner(
-        format_args!("sum = sum_axis(3, KeepDim)"),
-        Made::Computed,
-        &sum,
-    );
-    let probs = map_binary(&exp, &sum, |e, z| e / z)?;
-    rec.owner(format_args!("P = exp / sum"), Made::Computed, &probs);
 
     rec.step(format_args!("4d · Y = matmul(P, V)"));
     let out = matmul(&probs, &heads.v)?;
@@ -245,9 +231,6 @@ pub fn attention(
         mask,
         scores,
         masked,
-        max,
-        exp,
-        sum,
         probs,
         out,
     })

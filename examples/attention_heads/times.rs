@@ -43,11 +43,7 @@ pub fn table(ledger: &Ledger, dims: &Dims) {
         ("3 ", "Kᵀ: transpose (step 3)", "metadata only"),
         ("4a", "causal mask [T, T] (step 4a)", "broadcast"),
         ("4b", "scores matmul(Q, Kᵀ)/√D (step 4b)", scores.as_str()),
-        (
-            "4c",
-            "mask + stable softmax (step 4c)",
-            "map, max_axis, sum_axis",
-        ),
+        ("4c", "mask + stable softmax (step 4c)", "map, softmax_axis"),
         ("4d", "Y = matmul(P, V) (step 4d)", weighted.as_str()),
         (
             "5 ",
