@@ -60,6 +60,17 @@ def numpy_outcome(call):
     return result, None
 
 
+def outcome_lines(our_shape, result, np_err):
+    """`ok <shape> <NumPy's values>` when our rules accept (NumPy must agree
+    on the shape), else `err <ours>` and NumPy's line; then `end`."""
+    try:
+        shape = our_shape()
+    except OurError as error:
+        return ["err %s" % error, np_err or "np ok %s" % nf.fmt_shape(result.shape), "end"]
+    assert np_err is None and list(result.shape) == shape, (shape, np_err)
+    return ["ok %s %s" % (nf.fmt_shape(shape), nf.fmt_values(result.ravel().tolist())), "end"]
+
+
 def join_case(rng, case_id, stack):
     rank = rng.randrange(0 if stack else 1, nf.MAX_RANK + 1)
     base = nf.random_shape(rng, rank, 60, 0.15)
@@ -87,17 +98,8 @@ def join_case(rng, case_id, stack):
         lines.append(line)
         arrays.append(array)
     function = np.stack if stack else np.concatenate
-    result, np_err = numpy_outcome(lambda: function(arrays, axis=axis))
-    try:
-        shape = our_join(shapes, axis, stack)
-    except OurError as error:
-        lines.append("err %s" % error)
-        lines.append(np_err or "np ok %s" % nf.fmt_shape(result.shape))
-    else:
-        assert np_err is None and list(result.shape) == shape, (shapes, axis, np_err)
-        lines.append("ok %s %s" % (nf.fmt_shape(shape), nf.fmt_values(result.ravel().tolist())))
-    lines.append("end")
-    return lines
+    outcome = numpy_outcome(lambda: function(arrays, axis=axis))
+    return lines + outcome_lines(lambda: our_join(shapes, axis, stack), *outcome)
 
 
 def take_case(rng, case_id):
@@ -114,17 +116,8 @@ def take_case(rng, case_id):
     lines = ["case %s" % case_id, line, "axis %d" % axis]
     lines.append("indices %s" % " ".join(str(i) for i in indices))
     picked = np.array(indices, dtype=np.intp)
-    result, np_err = numpy_outcome(lambda: np.take(array, picked, axis=axis))
-    try:
-        out = our_take(shape, axis, indices)
-    except OurError as error:
-        lines.append("err %s" % error)
-        lines.append(np_err or "np ok %s" % nf.fmt_shape(result.shape))
-    else:
-        assert np_err is None and list(result.shape) == out
-        lines.append("ok %s %s" % (nf.fmt_shape(out), nf.fmt_values(result.ravel().tolist())))
-    lines.append("end")
-    return lines
+    outcome = numpy_outcome(lambda: np.take(array, picked, axis=axis))
+    return lines + outcome_lines(lambda: our_take(shape, axis, indices), *outcome)
 
 
 def tricky_owner(rng, case_id, masked=False):

@@ -147,20 +147,28 @@ def fold_max(group):
     return accumulator
 
 
-def our_reduce(array, op, axis, keep):
+def reduced_shape(array, op, axis, keep):
+    """The checks of a reduction (axis, then an empty axis for mean and max;
+    argmax checks as max) and its output shape."""
     rank = array.ndim
     if axis >= rank:
         raise OurError("ReductionAxisOutOfBounds { axis: %d, rank: %d }" % (axis, rank))
     extent = array.shape[axis]
     if extent == 0 and op == "mean":
         raise OurError("EmptyMeanAxis { axis: %d }" % axis)
-    if extent == 0 and op == "max":
+    if extent == 0 and op in ("max", "argmax"):
         raise OurError("EmptyMaxAxis { axis: %d }" % axis)
     shape = list(array.shape)
     if keep:
         shape[axis] = 1
     else:
         del shape[axis]
+    return shape
+
+
+def our_reduce(array, op, axis, keep):
+    shape = reduced_shape(array, op, axis, keep)
+    extent = array.shape[axis]
     groups = np.moveaxis(array, axis, -1).reshape(-1, extent).tolist() if extent else [
         [] for _ in range(count(shape))
     ]
@@ -242,16 +250,7 @@ def first_argmax(group):
 
 def our_argmax(array, axis, keep):
     """argmax_axis: shape and positions, or our error (the checks of max)."""
-    rank = array.ndim
-    if axis >= rank:
-        raise OurError("ReductionAxisOutOfBounds { axis: %d, rank: %d }" % (axis, rank))
-    if array.shape[axis] == 0:
-        raise OurError("EmptyMaxAxis { axis: %d }" % axis)
-    shape = list(array.shape)
-    if keep:
-        shape[axis] = 1
-    else:
-        del shape[axis]
+    shape = reduced_shape(array, "argmax", axis, keep)
     return shape, [first_argmax(g) for g in groups_of(array, axis)]
 
 

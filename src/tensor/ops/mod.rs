@@ -13,7 +13,7 @@
 //!
 //! # Data movement and fused operations
 //!
-//! [`concat`] / [`stack`] join views (the KV cache, a batch), [`index_select`]
+//! [`concat()`] / [`stack`] join views (the KV cache, a batch), [`index_select`]
 //! picks positions along an axis (the embedding lookup), [`argmax_axis`]
 //! finds the position `max_axis` keeps (greedy decoding) and
 //! [`softmax_axis`] is the stable softmax fused (one read of the input, one

@@ -259,10 +259,10 @@ pub fn concat<const R: usize, T: Copy>(
     Ok(Tensor::from_vec(shape, values)?)
 }
 
-/// [`concat`] into `out` (the joined shape), reusing its storage.
+/// [`concat()`] into `out` (the joined shape), reusing its storage.
 ///
 /// # Errors
-/// As for [`concat`] but no allocation, then
+/// As for [`concat()`] but no allocation, then
 /// [`TensorOpError::OutputShapeMismatch`] if `out` has another shape.
 pub fn concat_into<const R: usize, T: Copy>(
     inputs: &[View<'_, R, T>],
