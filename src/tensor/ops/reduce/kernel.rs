@@ -126,18 +126,19 @@ pub(crate) fn dense_max_lanes<F: Float>(groups: [&[F]; LANES]) -> [F; LANES] {
     <Max as Step<F>>::dense_lanes(groups)
 }
 
-/// The ascending sums from +0.0 of the consecutive groups of `extent`
-/// values that fill `values`, one per slot of `out`: `sum_axis`'s own
-/// kernel, which folds several groups side by side.
+/// The ascending sums from +0.0 of the consecutive groups of `extent >= 1`
+/// values that fill `values`, one per slot of `out`: `sum_axis`'s `lanes`
+/// kernel, which folds several groups side by side (and allocates nothing).
 pub(crate) fn dense_sums<F: Float>(values: &[F], extent: usize, out: &mut [F]) {
+    let groups = out.len();
     let input = Reduce {
         data: values,
-        shape: &[out.len(), extent],
+        shape: &[groups, extent],
         strides: &[extent, 1],
         base: 0,
         axis: 1,
     };
-    reduce(&input, Fold::Sum, out);
+    lanes::<F, Sum>(&input, StridedOffsets::new(&[groups], &[extent], 0), out);
 }
 
 /// A checked input layout and the axis to reduce.
