@@ -13,6 +13,10 @@ pub(crate) trait Sink<T: Copy> {
     fn extend_run(&mut self, len: usize, values: impl Iterator<Item = T>);
     /// Appends a dense run (a straight copy).
     fn extend_slice(&mut self, values: &[T]);
+    /// Appends a dense run with the C library's `memcpy` (its widest
+    /// vectors, chosen at run time): for gathered rows of a table, which
+    /// land in memory the allocator hands back warm.
+    fn extend_memcpy(&mut self, values: &[T]);
     /// Appends `len` copies of `value` (a stride-0 run).
     fn extend_fill(&mut self, len: usize, value: T);
     /// The next `len` slots for random-order writes, pre-filled with `fill`.
@@ -35,6 +39,10 @@ impl<T: Copy> Sink<T> for Vec<T> {
     #[inline]
     fn extend_slice(&mut self, values: &[T]) {
         self.extend(values.iter().copied());
+    }
+    #[inline]
+    fn extend_memcpy(&mut self, values: &[T]) {
+        self.extend_from_slice(values);
     }
     #[inline]
     fn extend_fill(&mut self, len: usize, value: T) {
@@ -82,6 +90,10 @@ impl<T: Copy> Sink<T> for SliceSink<'_, T> {
     #[inline]
     fn extend_slice(&mut self, values: &[T]) {
         self.take(values.len()).copy_from_slice(values);
+    }
+    #[inline]
+    fn extend_memcpy(&mut self, values: &[T]) {
+        self.extend_slice(values);
     }
     #[inline]
     fn extend_fill(&mut self, len: usize, value: T) {

@@ -82,7 +82,7 @@ pub(crate) fn select<T: Copy>(
         for &index in indices {
             let at = start + index * step;
             if dense {
-                sink.extend_slice(&input.data[at..at + len]);
+                sink.extend_memcpy(&input.data[at..at + len]);
             } else {
                 row.bases = [at];
                 copy_plan(input.data, &row, sink);
