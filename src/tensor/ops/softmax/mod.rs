@@ -105,6 +105,15 @@ pub fn softmax_axis<const R: usize, F: Float>(
 /// # Errors
 /// As for [`softmax_axis`] but no allocation, then
 /// [`TensorOpError::OutputShapeMismatch`] if `out` has another shape.
+///
+/// ```
+/// use llm_from_scratch::prelude::*;
+/// let scores = Tensor::from_vec([1, 2], vec![0.0, f64::NEG_INFINITY])?;
+/// let mut p = Tensor::zeros([1, 2])?;
+/// softmax_axis_into(&scores, 1, &mut p)?;
+/// assert_eq!(p.as_slice(), &[1.0, 0.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn softmax_axis_into<const R: usize, F: Float>(
     input: &(impl AsView<R, F> + ?Sized),
     axis: usize,
