@@ -34,10 +34,10 @@ pub fn table(ledger: &Ledger, dims: &Dims) {
     };
     let (scores, weighted) = (rate("Q·Kᵀ = matmul"), rate("Y = matmul"));
     let rows = [
-        ("1 ", "slice + materialize Q, K, V (step 1)", ""),
+        ("1 ", "Q, K, V: chunk::<3> (step 1)", "metadata only"),
         (
             "2 ",
-            "split heads: 3 × reshape + permute (step 2)",
+            "split heads: 3 × split_axis + permute (step 2)",
             "metadata only",
         ),
         ("3 ", "Kᵀ: transpose (step 3)", "metadata only"),
@@ -48,7 +48,7 @@ pub fn table(ledger: &Ledger, dims: &Dims) {
         (
             "5 ",
             "merge heads (step 5)",
-            "permute + materialize + reshape",
+            "permute + materialize + merge_axes",
         ),
     ];
     for (start, what, note) in rows {

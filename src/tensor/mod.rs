@@ -13,6 +13,7 @@
 //! | [`Error`], [`TensorError`], [`TensorViewError`], [`TensorOpError`] | typed errors |
 //! | [`LayoutTrace`] | a table of layouts: shape, strides, offsets, shared or new owner |
 //! | `weights` (feature `safetensors`) | views over a safetensors buffer |
+//! | `View::to_ndarray`, `View::try_from(array_view)` (feature `ndarray`) | the same storage, shape and strides as ndarray's `ArrayView`, both ways, no copy |
 //!
 //! Inside, imports point one way: `shape` (layouts, no values) <-
 //! `traverse` (the odometer, copies) <- `array` (the value types) <- `ops`
@@ -30,9 +31,11 @@ mod traverse;
 pub mod weights;
 
 pub use array::dynamic::{DynTensor, DynView};
+pub use array::iter::{AxisChunksIter, AxisIter};
 pub use array::materialize::copying_transpose;
 pub use array::owned::Tensor;
 pub use array::view::{AsView, View};
+pub use array::view_mut::ViewMut;
 pub use error::{Error, TensorError, TensorOpError, TensorViewError};
 pub use float::Float;
 pub use shape::axes::{Axes1, Axes2, Axes3, Axes4, Axes5, Axes6, Axes7, Axes8, AxisList};
@@ -55,6 +58,7 @@ pub use traverse::offsets::{StridedOffsets, StridedValues};
 /// `into_ranked::<R>()` as soon as the rank is known.
 pub mod dynamic {
     pub use super::array::dynamic::{DynTensor, DynView};
+    pub use super::array::dynamic_mut::DynViewMut;
     pub use super::ops::dynamic::{
         broadcast_shape, map_binary, map_binary_into, map_unary, map_unary_into, matmul,
         matmul_into, max_axis, max_axis_into, mean_axis, mean_axis_into, sum_axis, sum_axis_into,

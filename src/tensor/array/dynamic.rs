@@ -3,6 +3,7 @@
 //! ranked types.
 
 use super::dyn_transforms::dynamic_transforms;
+use super::iter::{axis_iters, piece_maker};
 use super::materialize::{materialized, materialized_into};
 use super::owned::{Tensor, filled, generated, layout_of, owner_common};
 use super::shared::{layout_getters, view_read, view_transforms};
@@ -30,6 +31,7 @@ macro_rules! dynamic_getters {
         }
     };
 }
+pub(crate) use dynamic_getters;
 
 /// An owned, row-major contiguous tensor whose rank is known only at run time.
 ///
@@ -203,10 +205,19 @@ impl<T: Clone> DynTensor<T> {
 /// [`TensorError::RankMismatch`] since the lengths of axis lists and
 /// coordinates are not checked by the compiler here. Its metadata lives
 /// inline up to rank 12, so transforms allocate nothing below that.
-#[derive(Clone, PartialEq)]
+#[derive(PartialEq)]
 pub struct DynView<'a, T = f64> {
     pub(crate) data: &'a [T],
     pub(crate) layout: Layout<DynDims>,
+}
+
+impl<T> Clone for DynView<'_, T> {
+    fn clone(&self) -> Self {
+        Self {
+            data: self.data,
+            layout: self.layout.clone(),
+        }
+    }
 }
 
 /// The docs' `[2, 3]` example owner of the dynamic API.
@@ -221,7 +232,23 @@ impl<'a, T> DynView<'a, T> {
     view_transforms!([&] self, split_at, dynamic_setup!(), "owner.view()");
     dynamic_transforms!([&] self, dynamic_setup!(), "owner.view()");
     dynamic_getters!();
+    axis_iters!(
+        [&] self,
+        axis_iter,
+        outer_iter,
+        axis_chunks_iter,
+        [] DynView<'a, T>,
+        [],
+        dynamic_setup!(),
+        "owner.view()"
+    );
     view_read!();
+
+    piece_maker!();
+
+    pub(crate) fn from_parts_unchecked(data: &'a [T], layout: Layout<DynDims>) -> Self {
+        Self { data, layout }
+    }
 
     /// Views borrowed row-major data as `shape`, without copying.
     ///

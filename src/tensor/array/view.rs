@@ -2,6 +2,7 @@
 //! storage, and [`AsView`], which lets every operation take owners and
 //! views alike.
 
+use super::iter::{axis_iters, piece_maker};
 use super::owned::Tensor;
 use super::ranked::ranked_transforms;
 use super::shared::{layout_getters, view_read, view_transforms};
@@ -115,7 +116,23 @@ impl<'a, const R: usize, T> View<'a, R, T> {
     layout_getters!(ranked_setup!(), "owner.view()");
     view_transforms!([&] self, split_at, ranked_setup!(), "owner.view()");
     ranked_transforms!([&] self, View, ranked_setup!(), "owner.view()");
+    axis_iters!(
+        [&] self,
+        axis_iter,
+        outer_iter,
+        axis_chunks_iter,
+        [<const S: usize>] View<'a, S, T>,
+        [Rank<R>: crate::tensor::RemoveAxis<Smaller = Rank<S>>],
+        ranked_setup!(),
+        "owner.view()"
+    );
     view_read!();
+
+    piece_maker!();
+
+    pub(crate) fn from_parts_unchecked(data: &'a [T], layout: Layout<[usize; R]>) -> Self {
+        Self { data, layout }
+    }
 
     /// Views borrowed row-major data (a `Vec`, a weights buffer) as `shape`, without copying.
     ///

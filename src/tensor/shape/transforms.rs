@@ -178,7 +178,8 @@ impl<D: Dims> Layout<D> {
         Ok(self.without_axis(axis, base))
     }
 
-    fn without_axis<E: Dims>(&self, axis: usize, base_offset: usize) -> Layout<E> {
+    /// The layout without `axis`, from `base_offset` (no checks).
+    pub(crate) fn without_axis<E: Dims>(&self, axis: usize, base_offset: usize) -> Layout<E> {
         self.with_axes(self.rank() - 1, base_offset, |k| {
             let source = if k < axis { k } else { k + 1 };
             (self.shape()[source], self.strides()[source])

@@ -5,6 +5,7 @@
 //! layers already checked, so it knows nothing about ranks or error wording.
 
 pub(crate) mod alloc;
+pub(crate) mod cells;
 pub(crate) mod copy;
 pub(crate) mod groups;
 pub(crate) mod offsets;
