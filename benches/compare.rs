@@ -14,7 +14,9 @@
 //!
 //! Cases 9 and 10 (matrix multiplication) compare `ops::matmul` with
 //! ndarray (`dot`, `general_mat_mul`) and with the naive ordered triple
-//! loop, which ours must equal bit for bit (checked before timing).
+//! loop, which ours must equal bit for bit (checked before timing). The
+//! softmax and index_select cases (`compare/softmax.rs`): the fused softmax
+//! against its composition and ndarray, `index_select` against a plain loop.
 //!
 //! `COMPARE_ALLOC_PROBE=N` skips the benchmarks and runs only the rank-4
 //! view-transform chain `N` times, so `valgrind` can show that the chain
@@ -27,6 +29,8 @@ mod harness;
 mod matmul;
 #[path = "compare/report.rs"]
 mod report;
+#[path = "compare/softmax.rs"]
+mod softmax;
 
 use criterion::Criterion;
 use harness::*;
@@ -374,6 +378,11 @@ fn main() {
     matmul_square::<f32>(&mut c);
     matmul_attention::<f64>(&mut c);
     matmul_attention::<f32>(&mut c);
+    for masked in [true, false] {
+        softmax::softmax::<f32>(&mut c, masked);
+        softmax::softmax::<f64>(&mut c, masked);
+    }
+    softmax::index_select_rows(&mut c);
     c.final_summary();
     report();
 }

@@ -102,6 +102,12 @@ fn attend(q: &View<'_, 4>, k: &View<'_, 4>, v: &View<'_, 4>) -> Outcome<Tensor<4
     let sum = exp.sum_axis(3, KeepDim)?; // [B, H, T, 1]
     let p = exp.map_binary(&sum, |e, z| e / z)?;
     print("P = exp / row sum", &p)?;
+    // The library's softmax_axis does these four steps in one fused call,
+    // bit for bit, without the full-size exp temporary.
+    if masked.softmax_axis(3)? != p {
+        return Err("softmax_axis differs from the four-step softmax".into());
+    }
+    println!("masked.softmax_axis(3) gives the same P in one call, bit for bit");
     let totals = p.sum_axis(3, RemoveDim)?;
     if totals
         .as_slice()

@@ -147,20 +147,28 @@ def fold_max(group):
     return accumulator
 
 
-def our_reduce(array, op, axis, keep):
+def reduced_shape(array, op, axis, keep):
+    """The checks of a reduction (axis, then an empty axis for mean and max;
+    argmax checks as max) and its output shape."""
     rank = array.ndim
     if axis >= rank:
         raise OurError("ReductionAxisOutOfBounds { axis: %d, rank: %d }" % (axis, rank))
     extent = array.shape[axis]
     if extent == 0 and op == "mean":
         raise OurError("EmptyMeanAxis { axis: %d }" % axis)
-    if extent == 0 and op == "max":
+    if extent == 0 and op in ("max", "argmax"):
         raise OurError("EmptyMaxAxis { axis: %d }" % axis)
     shape = list(array.shape)
     if keep:
         shape[axis] = 1
     else:
         del shape[axis]
+    return shape
+
+
+def our_reduce(array, op, axis, keep):
+    shape = reduced_shape(array, op, axis, keep)
+    extent = array.shape[axis]
     groups = np.moveaxis(array, axis, -1).reshape(-1, extent).tolist() if extent else [
         [] for _ in range(count(shape))
     ]
@@ -172,3 +180,98 @@ def our_reduce(array, op, axis, keep):
         values = [fold_max(g) for g in groups]
     assert len(values) == count(shape)
     return shape, values
+
+
+# ------------------------------------------- data movement and fused ops
+
+
+def our_join(shapes, axis, stack):
+    """concat / stack: the output shape, or our error (checks in the crate's order)."""
+    op = "stack" if stack else "concat"
+    if not shapes:
+        raise OurError("EmptyInputList")
+    rank = len(shapes[0])
+    out_rank = rank + 1 if stack else rank
+    if axis >= out_rank:
+        raise OurError('AxisOutOfBounds { op: "%s", axis: %d, rank: %d }' % (op, axis, out_rank))
+    for index, shape in enumerate(shapes[1:], 1):
+        if len(shape) != rank:
+            raise OurError(
+                "ConcatRankMismatch { input: %d, expected: %d, actual: %d }"
+                % (index, rank, len(shape))
+            )
+        for a in range(rank):
+            if shape[a] != shapes[0][a] and (stack or a != axis):
+                raise OurError(
+                    "ConcatShapeMismatch { input: %d, axis: %d, expected: %d, actual: %d }"
+                    % (index, a, shapes[0][a], shape[a])
+                )
+    shape = list(shapes[0])
+    if stack:
+        shape.insert(axis, len(shapes))
+    else:
+        shape[axis] = sum(s[axis] for s in shapes)
+    row_major(shape)
+    return shape
+
+
+def our_take(shape, axis, indices):
+    """index_select: the output shape, or our error."""
+    rank = len(shape)
+    if axis >= rank:
+        raise OurError('AxisOutOfBounds { op: "index_select", axis: %d, rank: %d }' % (axis, rank))
+    for position, index in enumerate(indices):
+        if index >= shape[axis]:
+            raise OurError(
+                "IndexSelectOutOfBounds { axis: %d, position: %d, index: %d, extent: %d }"
+                % (axis, position, index, shape[axis])
+            )
+    out = list(shape)
+    out[axis] = len(indices)
+    row_major(out)
+    return out
+
+
+def groups_of(array, axis):
+    """The groups along `axis` (every position of the other axes, row-major) as lists."""
+    extent = array.shape[axis]
+    return np.moveaxis(array, axis, -1).reshape(-1, extent).tolist()
+
+
+def first_argmax(group):
+    """The position of the value fold_max keeps: the first NaN, else the first
+    position whose value equals the maximum (-0.0 == +0.0, so the earlier zero)."""
+    for position, value in enumerate(group):
+        if math.isnan(value):
+            return position
+    largest = fold_max(group)
+    return group.index(largest)
+
+
+def our_argmax(array, axis, keep):
+    """argmax_axis: shape and positions, or our error (the checks of max)."""
+    shape = reduced_shape(array, "argmax", axis, keep)
+    return shape, [first_argmax(g) for g in groups_of(array, axis)]
+
+
+def softmax_group(group):
+    """The composition's operations in its order: m by fold_max, exp(x - m)
+    (the C library's exp, as Rust's), the sum from +0.0 in ascending order,
+    one division per value. z >= exp(0) = 1 unless it is NaN."""
+    m = fold_max(group)
+    e = [math.exp(x - m) for x in group]
+    z = fold_sum(e)
+    return [v / z for v in e]
+
+
+def our_softmax(array, axis):
+    """softmax_axis: shape and values in row-major order, or our error."""
+    rank = array.ndim
+    if axis >= rank:
+        raise OurError("ReductionAxisOutOfBounds { axis: %d, rank: %d }" % (axis, rank))
+    shape = list(array.shape)
+    if array.size == 0:
+        return shape, []
+    moved = np.moveaxis(array, axis, -1)
+    values = np.array([softmax_group(g) for g in groups_of(array, axis)]).reshape(moved.shape)
+    return shape, np.moveaxis(values, -1, axis).ravel().tolist()

@@ -53,6 +53,9 @@ err ..` for sum, mean and max over every axis (and one past the last) both
 ways; an `np <op> <axis> <keep> ok|err ..` line follows where NumPy's result
 differs (pairwise summation, NaN payloads, -0.0 ties, empty axes), and
 `np-warn <op> <axis> <keep> <message>` where NumPy only warns.
+
+concat.txt, stack.txt, take.txt, argmax.txt, softmax.txt: the data-movement
+and fused ops; their formats are in scripts/fixture_data_ops.py.
 """
 
 import math
@@ -577,6 +580,10 @@ def render():
     files["reduce.txt"] = header(
         "reduce.txt", "sum / mean / max on every axis, keep_dim both ways", len(cases)
     ) + [line for case in cases for line in case]
+
+    from fixture_data_ops import data_op_files  # concat, stack, take, argmax, softmax
+
+    files.update(data_op_files(SEED, header))
     return {name: "".join(line.rstrip() + "\n" for line in lines) for name, lines in files.items()}
 
 

@@ -23,6 +23,7 @@
 //! let z = sum_axis(&e, 1, KeepDim)?;                         // [2, 1]
 //! let p = map_binary(&e, &z, |e, z| e / z)?;          // [2, 3]
 //! assert!((sum_axis(&p, 1, RemoveDim)?.as_slice()[0] - 1.0).abs() < 1e-15);
+//! assert_eq!(softmax_axis(&scores, 1)?, p); // the same, fused, bit for bit
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![forbid(unsafe_code)]

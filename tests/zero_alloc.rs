@@ -1,7 +1,9 @@
 //! View transforms never touch the heap: a counting global allocator shows
 //! that `view`, `reshape`, `transpose`, `permute`, `slice`, `transpose_axes`
-//! and `permute_axes` perform zero allocations, and that materializing an
-//! empty view reserves nothing.
+//! and `permute_axes` perform zero allocations, that materializing an
+//! empty view reserves nothing, and that the `_into` twins of the gathers,
+//! `argmax_axis` and `softmax_axis` write into the caller's tensor without
+//! any allocation.
 //!
 //! The counter is per thread, so tests running in parallel do not see each
 //! other's allocations.
@@ -201,4 +203,46 @@ fn dynamic_views_transform_without_allocating() {
         .map(|k| chain.storage_offset(&[0, 0, k]).expect("in bounds"))
         .sum();
     assert_eq!(offsets, expected);
+}
+
+#[test]
+fn data_movement_and_softmax_into_twins_do_not_allocate() {
+    // [2, 3, 4, 5] values 0, 1, ..; every layout kind: dense, transposed, stepped.
+    let source = owner();
+    let view = source.view();
+    let transposed = view.transpose(1, 3).expect("axes in range"); // [2, 5, 4, 3]
+    let mut joined = Tensor::<4>::zeros([2, 3, 8, 5]).expect("small");
+    let (result, count) = allocations(|| concat_into(&[view, view], 2, &mut joined));
+    assert_eq!((result, count), (Ok(()), 0), "concat_into");
+    let mut stacked = Tensor::<5>::zeros([2, 3, 2, 4, 5]).expect("small");
+    let (result, count) = allocations(|| stack_into(&[view, view], 2, &mut stacked));
+    assert_eq!((result, count), (Ok(()), 0), "stack_into");
+    let mut picked = Tensor::<4>::zeros([2, 5, 3, 3]).expect("small");
+    let (result, count) =
+        allocations(|| index_select_into(&transposed, 2, black_box(&[3, 0, 3]), &mut picked));
+    assert_eq!((result, count), (Ok(()), 0), "index_select_into");
+    let mut positions = Tensor::<3, usize>::zeros([2, 5, 4]).expect("small");
+    let (result, count) =
+        allocations(|| argmax_axis_into(&transposed, 3, RemoveDim, &mut positions));
+    assert_eq!((result, count), (Ok(()), 0), "argmax_axis_into");
+    assert!(
+        positions.as_slice().iter().all(|&p| p == 2),
+        "the largest of an ascending run is last"
+    );
+    // Long dense rows (the eight-at-a-time kernel), rows of a transposed view, columns.
+    let rows = Tensor::from_fn([9, 40], |[i, j]| (i * j) as f64 * 0.01).expect("small");
+    for (input, axis) in [
+        (rows.view(), 1),
+        (rows.view().transpose(0, 1).expect("2-D"), 1),
+        (rows.view(), 0),
+    ] {
+        let mut probabilities = Tensor::<2>::zeros(*input.shape()).expect("small");
+        let (result, count) = allocations(|| softmax_axis_into(&input, axis, &mut probabilities));
+        assert_eq!(
+            (result, count),
+            (Ok(()), 0),
+            "softmax_axis_into axis {axis}"
+        );
+        assert_eq!(probabilities, softmax_axis(&input, axis).expect("fresh"));
+    }
 }

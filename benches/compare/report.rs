@@ -163,6 +163,7 @@ pub(crate) fn rows() -> Vec<Row> {
             &format!("matmul_attn_into_{t}_vs_naive"),
         ));
     }
+    rows.extend(super::softmax::rows());
     rows
 }
 
@@ -195,8 +196,11 @@ pub(crate) fn report() {
         let group = row.ours.rsplit_once('/').map_or("", |(g, _)| g);
         let ours = median(&row.ours);
         let nd = median(&format!("{group}/ndarray"));
-        // The third reference: memcpy, or for the matmul rows the naive loop.
-        let mc = median(&format!("{group}/memcpy")).or(median(&format!("{group}/naive")));
+        // The third reference: memcpy, or for the matmul rows the naive loop,
+        // the four-call composition for softmax, the plain loop for index_select.
+        let mc = ["memcpy", "naive", "composition", "loop"]
+            .iter()
+            .find_map(|reference| median(&format!("{group}/{reference}")));
         let (vs_nd, vs_mc) = (ratio(ours, nd), ratio(ours, mc));
         let against = if row.against == "ndarray" {
             vs_nd
@@ -231,7 +235,8 @@ pub(crate) fn report() {
         }
     }
     println!(
-        "memcpy|nv: the naive triple loop (nv) for the matmul rows 9 and 10, memcpy otherwise; \
+        "memcpy|nv: the naive triple loop (nv) for the matmul rows 9 and 10, the four-call \
+         composition for softmax, the plain loop for index_select, memcpy otherwise; \
          * naive timed on {NAIVE_BATCHES} of {} batches, scaled by {}",
         ATTN[0],
         ATTN[0] / NAIVE_BATCHES

@@ -34,25 +34,21 @@ pub fn table(ledger: &Ledger, dims: &Dims) {
     };
     let (scores, weighted) = (rate("Q·Kᵀ = matmul"), rate("Y = matmul"));
     let rows = [
-        ("1 ", "slice + materialize Q, K, V (step 1)", ""),
+        ("1 ", "Q, K, V: chunk::<3> (step 1)", "metadata only"),
         (
             "2 ",
-            "split heads: 3 × reshape + permute (step 2)",
+            "split heads: 3 × split_axis + permute (step 2)",
             "metadata only",
         ),
         ("3 ", "Kᵀ: transpose (step 3)", "metadata only"),
         ("4a", "causal mask [T, T] (step 4a)", "broadcast"),
         ("4b", "scores matmul(Q, Kᵀ)/√D (step 4b)", scores.as_str()),
-        (
-            "4c",
-            "mask + stable softmax (step 4c)",
-            "map, max_axis, sum_axis",
-        ),
+        ("4c", "mask + stable softmax (step 4c)", "map, softmax_axis"),
         ("4d", "Y = matmul(P, V) (step 4d)", weighted.as_str()),
         (
             "5 ",
             "merge heads (step 5)",
-            "permute + materialize + reshape",
+            "permute + materialize + merge_axes",
         ),
     ];
     for (start, what, note) in rows {

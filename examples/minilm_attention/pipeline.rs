@@ -75,24 +75,6 @@ pub fn weight<'a, const R: usize>(
     weights.get::<R, f32>(&naming.name(name))
 }
 
-/// Rows `ids` of an embedding table `[V, C]` -> `[T, C]` (a gather: the one
-/// copy of the embedding step). An id outside the table is an error naming it.
-pub fn gather(table: &View<'_, 2, f32>, ids: &[usize]) -> Fallible<Tensor<2, f32>> {
-    let [_, width] = *table.shape();
-    let mut values = Vec::new();
-    values.try_reserve_exact(ids.len() * width)?;
-    for &id in ids {
-        let vocabulary = table.shape()[0];
-        if id >= vocabulary {
-            return Err(
-                format!("token id {id} is not below the vocabulary size {vocabulary}").into(),
-            );
-        }
-        values.extend(table.slice(0, id..id + 1)?.iter());
-    }
-    Ok(Tensor::from_vec([ids.len(), width], values)?)
-}
-
 /// Layer norm over the last axis: `(x - mean) / sqrt(var + eps) * gamma + beta`,
 /// biased variance as in `torch.nn.LayerNorm`. `[T, C]` -> `[T, C]`.
 pub fn layer_norm(
@@ -126,14 +108,6 @@ pub fn split_heads<'a>(x: &View<'a, 2, f32>, heads: usize) -> Fallible<View<'a, 
         .permute([0, 2, 1, 3])?)
 }
 
-/// A numerically stable softmax over the last axis (max kept, subtract, exp, sum kept, divide).
-pub fn softmax(scores: &View<'_, 4, f32>) -> Fallible<Tensor<4, f32>> {
-    let max = max_axis(scores, 3, KeepDim)?;
-    let exp = map_binary(scores, &max.view(), |s, m| (s - m).exp())?;
-    let total = sum_axis(&exp, 3, KeepDim)?;
-    Ok(map_binary(&exp, &total, |e, z| e / z)?)
-}
-
 /// Runs the embeddings and the layer-0 attention block for `ids`.
 pub fn run(
     weights: &Weights<'_>,
@@ -158,7 +132,10 @@ pub fn run(
     } else {
         ids.to_vec()
     };
-    let gathered = gather(&words.view(), &word_ids)?;
+    // The embedding lookup: rows `word_ids` of the `[V, C]` table -> `[T, C]`,
+    // the one copy of this step; an id past the vocabulary is an error
+    // naming its position in the list.
+    let gathered = index_select(&words.view(), 0, &word_ids)?;
     let position_rows = positions.view().slice(0, 0..tokens)?; // zero-copy
     let token_type = Tensor::from_vec([token_type_row.len()], token_type_row)?;
     let summed = map_binary(&gathered, &position_rows, |w, p| w + p)?;
@@ -190,7 +167,7 @@ pub fn run(
     trace.owner("K", &k).view("Kᵀ [1,H,D,T]", &k_t);
     let scale = 1.0 / ((q_heads.shape()[3]) as f32).sqrt();
     let scores = map_unary(&matmul(&q_heads, &k_t)?.view(), |s| s * scale)?;
-    let probabilities = softmax(&scores.view())?;
+    let probabilities = softmax_axis(&scores, 3)?; // the stable softmax, fused
     let context_heads = matmul(&probabilities, &v_heads)?; // [1, H, T, D]
     let merged_view = context_heads.view().permute([0, 2, 1, 3])?; // [1, T, H, D], not contiguous
     let merged = merged_view.materialize()?;

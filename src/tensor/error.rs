@@ -224,6 +224,46 @@ pub enum TensorViewError {
         /// The output tensor's shape.
         actual: Vec<usize>,
     },
+    /// From an ndarray view (feature `ndarray`): an axis that is stepped
+    /// along runs backwards. Strides here are `usize`, so there are no
+    /// reversed views.
+    #[cfg(feature = "ndarray")]
+    #[error(
+        "from ndarray: axis {axis} has the negative stride {stride}; strides here are usize (no reversed views): copy it with .as_standard_layout() first"
+    )]
+    NegativeStride {
+        /// The first axis (of extent > 1) with a negative stride.
+        axis: usize,
+        /// Its stride, in elements.
+        stride: isize,
+    },
+    /// From an ndarray view (feature `ndarray`): its elements (broadcast
+    /// axes aside) are not one contiguous run of memory, so safe code cannot
+    /// borrow them as one slice.
+    #[cfg(feature = "ndarray")]
+    #[error(
+        "from ndarray: the view (shape {shape:?}, strides {strides:?}) is not contiguous in memory, so safe code cannot borrow its storage as one slice: copy it with .as_standard_layout() first"
+    )]
+    NotContiguousInMemory {
+        /// The ndarray view's shape.
+        shape: Vec<usize>,
+        /// The ndarray view's strides, in elements.
+        strides: Vec<isize>,
+    },
+    /// To ndarray (feature `ndarray`): ndarray refused the layout. It holds
+    /// at most `isize::MAX` elements (counting non-zero extents only, so a
+    /// huge broadcast or an empty `[usize::MAX, 0]` does not fit) and spans
+    /// at most `isize::MAX` elements and bytes of memory.
+    #[cfg(feature = "ndarray")]
+    #[error(
+        "to ndarray: the layout (shape {shape:?}, strides {strides:?}) exceeds ndarray's limits (isize::MAX elements, counting non-zero extents, and isize::MAX bytes of span)"
+    )]
+    NdarrayLimitExceeded {
+        /// The view's shape.
+        shape: Vec<usize>,
+        /// The view's strides, in elements.
+        strides: Vec<usize>,
+    },
 }
 
 /// Errors of broadcasting, elementwise maps, reductions and matrix products.

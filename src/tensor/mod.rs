@@ -13,6 +13,7 @@
 //! | [`Error`], [`TensorError`], [`TensorViewError`], [`TensorOpError`] | typed errors |
 //! | [`LayoutTrace`] | a table of layouts: shape, strides, offsets, shared or new owner |
 //! | `weights` (feature `safetensors`) | views over a safetensors buffer |
+//! | `View::to_ndarray`, `View::try_from(array_view)` (feature `ndarray`) | the same storage, shape and strides as ndarray's `ArrayView`, both ways, no copy |
 //!
 //! Inside, imports point one way: `shape` (layouts, no values) <-
 //! `traverse` (the odometer, copies) <- `array` (the value types) <- `ops`

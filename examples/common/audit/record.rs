@@ -9,7 +9,8 @@ use std::fmt::Arguments;
 pub enum Made {
     /// Input data (a packed projection, position indices).
     Input,
-    /// An announced copy: `materialize` of a view that `reshape` refused.
+    /// An announced copy: `materialize` of a view whose strides cannot
+    /// express the layout asked for (`reshape` / `merge_axes` refused it).
     Copy,
     /// New values computed by `map_unary` / `map_binary` / a reduction /
     /// `matmul`, kept.

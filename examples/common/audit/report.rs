@@ -78,7 +78,7 @@ pub fn bytes(ledger: &Ledger) -> bool {
         .filter(|e| matches!(e.kind, Kind::View { .. }))
         .collect();
     println!(
-        "  view steps (slice, reshape, permute, transpose): {}, heap bytes requested by them: {}",
+        "  view steps (chunk, split_axis, permute, transpose, reshape, merge_axes): {}, heap bytes requested by them: {}",
         views.len(),
         views.iter().map(|e| e.heap).sum::<u64>()
     );

@@ -1,5 +1,5 @@
 //! The data-movement and fused operations with run-time ranks: the same
-//! cores, checks and numerics as [`concat`](crate::tensor::ops::concat),
+//! cores, checks and numerics as [`concat()`](crate::tensor::ops::concat),
 //! [`stack`](crate::tensor::ops::stack),
 //! [`index_select`](crate::tensor::ops::index_select),
 //! [`argmax_axis`](crate::tensor::ops::argmax_axis) and
@@ -40,10 +40,10 @@ pub fn concat<T: Copy>(
     owner(join_fresh::<T, _, DynDims>(inputs, axis, Join::Concat)?)
 }
 
-/// [`concat`] into `out` (the joined shape), reusing its storage.
+/// [`concat()`] into `out` (the joined shape), reusing its storage.
 ///
 /// # Errors
-/// As for [`concat`] but no allocation, then `OutputShapeMismatch`.
+/// As for [`concat()`] but no allocation, then `OutputShapeMismatch`.
 pub fn concat_into<T: Copy>(
     inputs: &[DynView<'_, T>],
     axis: usize,

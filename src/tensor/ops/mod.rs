@@ -13,12 +13,12 @@
 //!
 //! # Data movement and fused operations
 //!
-//! [`concat`] / [`stack`] join views (the KV cache, a batch), [`index_select`]
+//! [`concat()`] / [`stack`] join views (the KV cache, a batch), [`index_select`]
 //! picks positions along an axis (the embedding lookup), [`argmax_axis`]
 //! finds the position `max_axis` keeps (greedy decoding) and
-//! [`softmax_axis`] is the stable softmax fused into three passes per group,
-//! bit-identical to its four-call composition. Every check runs before the
-//! first value is written.
+//! [`softmax_axis`] is the stable softmax fused (one read of the input, one
+//! write of the output), bit-identical to its four-call composition. Every
+//! check runs before the first value is written.
 //!
 //! # Reductions
 //!

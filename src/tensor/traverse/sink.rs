@@ -13,10 +13,17 @@ pub(crate) trait Sink<T: Copy> {
     fn extend_run(&mut self, len: usize, values: impl Iterator<Item = T>);
     /// Appends a dense run (a straight copy).
     fn extend_slice(&mut self, values: &[T]);
+    /// Appends a dense run with the C library's `memcpy` (its widest
+    /// vectors, chosen at run time): for gathered rows of a table, which
+    /// land in memory the allocator hands back warm.
+    fn extend_memcpy(&mut self, values: &[T]);
     /// Appends `len` copies of `value` (a stride-0 run).
     fn extend_fill(&mut self, len: usize, value: T);
     /// The next `len` slots for random-order writes, pre-filled with `fill`.
     fn next_slots(&mut self, len: usize, fill: T) -> &mut [T];
+    /// The last `len` values written, to update in place (a fused op's
+    /// second pass over what it just appended, e.g. softmax's division).
+    fn written_mut(&mut self, len: usize) -> &mut [T];
 }
 
 impl<T: Copy> Sink<T> for Vec<T> {
@@ -34,6 +41,10 @@ impl<T: Copy> Sink<T> for Vec<T> {
         self.extend(values.iter().copied());
     }
     #[inline]
+    fn extend_memcpy(&mut self, values: &[T]) {
+        self.extend_from_slice(values);
+    }
+    #[inline]
     fn extend_fill(&mut self, len: usize, value: T) {
         self.resize(self.len() + len, value);
     }
@@ -41,6 +52,10 @@ impl<T: Copy> Sink<T> for Vec<T> {
         let start = self.len();
         self.resize(start + len, fill);
         &mut self[start..]
+    }
+    fn written_mut(&mut self, len: usize) -> &mut [T] {
+        let end = self.len();
+        &mut self[end - len..]
     }
 }
 
@@ -77,10 +92,17 @@ impl<T: Copy> Sink<T> for SliceSink<'_, T> {
         self.take(values.len()).copy_from_slice(values);
     }
     #[inline]
+    fn extend_memcpy(&mut self, values: &[T]) {
+        self.extend_slice(values);
+    }
+    #[inline]
     fn extend_fill(&mut self, len: usize, value: T) {
         self.take(len).fill(value);
     }
     fn next_slots(&mut self, len: usize, _fill: T) -> &mut [T] {
         self.take(len)
+    }
+    fn written_mut(&mut self, len: usize) -> &mut [T] {
+        &mut self.out[self.at - len..self.at]
     }
 }

@@ -75,10 +75,18 @@ pub(crate) fn select<T: Copy>(
     let outer = StridedOffsets::new(&shape[..axis], &strides[..axis], input.base);
     let mut row = block(shape, strides, axis + 1, 0);
     let step = strides[axis];
+    // A block that is one dense run (an embedding row) or one value is a slice copy.
+    let dense = row.outer_axes().is_empty() && (row.run_strides == [1] || row.run_len == 1);
+    let len = row.run_len;
     for start in outer {
         for &index in indices {
-            row.bases = [start + index * step];
-            copy_plan(input.data, &row, sink);
+            let at = start + index * step;
+            if dense {
+                sink.extend_memcpy(&input.data[at..at + len]);
+            } else {
+                row.bases = [at];
+                copy_plan(input.data, &row, sink);
+            }
         }
     }
 }

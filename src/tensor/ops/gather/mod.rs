@@ -259,11 +259,21 @@ pub fn concat<const R: usize, T: Copy>(
     Ok(Tensor::from_vec(shape, values)?)
 }
 
-/// [`concat`] into `out` (the joined shape), reusing its storage.
+/// [`concat()`] into `out` (the joined shape), reusing its storage: a KV
+/// cache can be rebuilt in place each step without allocating.
 ///
 /// # Errors
-/// As for [`concat`] but no allocation, then
+/// As for [`concat()`] but no allocation, then
 /// [`TensorOpError::OutputShapeMismatch`] if `out` has another shape.
+///
+/// ```
+/// use llm_from_scratch::prelude::*;
+/// let a = Tensor::from_vec([1, 2], vec![1.0, 2.0])?;
+/// let mut out = Tensor::zeros([2, 2])?;
+/// concat_into(&[a.view(), a.view()], 0, &mut out)?; // [1, 2] + [1, 2] -> [2, 2]
+/// assert_eq!(out.as_slice(), &[1.0, 2.0, 1.0, 2.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn concat_into<const R: usize, T: Copy>(
     inputs: &[View<'_, R, T>],
     axis: usize,
@@ -323,6 +333,15 @@ where
 /// # Errors
 /// As for [`stack`] but no allocation, then
 /// [`TensorOpError::OutputShapeMismatch`] if `out` has another shape.
+///
+/// ```
+/// use llm_from_scratch::prelude::*;
+/// let a = Tensor::from_vec([2], vec![1.0, 2.0])?;
+/// let mut out = Tensor::zeros([2, 3])?;
+/// stack_into(&[a.view(), a.view(), a.view()], 1, &mut out)?; // 3 × [2] -> [2, 3]
+/// assert_eq!(out.as_slice(), &[1.0, 1.0, 1.0, 2.0, 2.0, 2.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn stack_into<const R: usize, const S: usize, T: Copy>(
     inputs: &[View<'_, R, T>],
     axis: usize,
@@ -383,6 +402,15 @@ pub fn index_select<const R: usize, T: Copy>(
 /// # Errors
 /// As for [`index_select`] but no allocation, then
 /// [`TensorOpError::OutputShapeMismatch`] if `out` has another shape.
+///
+/// ```
+/// use llm_from_scratch::prelude::*;
+/// let wte = Tensor::from_fn([4, 2], |[v, c]| (10 * v + c) as f32)?;
+/// let mut x = Tensor::zeros([2, 2])?;
+/// index_select_into(&wte, 0, &[2, 1], &mut x)?; // tokens 2, 1 -> [2, 2]
+/// assert_eq!(x.as_slice(), &[20.0, 21.0, 10.0, 11.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn index_select_into<const R: usize, T: Copy>(
     input: &(impl AsView<R, T> + ?Sized),
     axis: usize,

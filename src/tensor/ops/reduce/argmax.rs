@@ -162,6 +162,15 @@ where
 /// # Errors
 /// As for [`argmax_axis`] but no allocation; [`TensorOpError::OutputShapeMismatch`]
 /// for another shape.
+///
+/// ```
+/// use llm_from_scratch::prelude::*;
+/// let logits = Tensor::from_vec([2, 3], vec![0.1, 0.7, 0.2, 0.9, 0.05, 0.05])?;
+/// let mut next = Tensor::<1, usize>::zeros([2])?;
+/// argmax_axis_into(&logits, 1, RemoveDim, &mut next)?;
+/// assert_eq!(next.as_slice(), &[1, 0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn argmax_axis_into<const R: usize, const S: usize, F: Float, K>(
     input: &(impl AsView<R, F> + ?Sized),
     axis: usize,

@@ -26,7 +26,7 @@ use crate::tensor::traverse::offsets::StridedOffsets;
 use crate::tensor::traverse::plan::{Plan, run_iter};
 
 /// Groups folded side by side by the innermost-axis kernels.
-const LANES: usize = 8;
+pub(crate) const LANES: usize = 8;
 /// Output elements per block of the `rows` kernel: 2048 f64 = 16 KiB, so
 /// the block being accumulated stays in L1 while the input streams past.
 const BLOCK: usize = 2048;
@@ -118,6 +118,27 @@ impl<F: Float> Step<F> for Max {
 /// they agree with `max_axis` by construction.
 pub(crate) fn dense_max<F: Float>(group: &[F]) -> F {
     <Max as Step<F>>::dense(group)
+}
+
+/// [`dense_max`] of `LANES` dense groups of one length, read side by side
+/// (eight memory streams in flight, as `max_axis`'s dense kernel).
+pub(crate) fn dense_max_lanes<F: Float>(groups: [&[F]; LANES]) -> [F; LANES] {
+    <Max as Step<F>>::dense_lanes(groups)
+}
+
+/// The ascending sums from +0.0 of the consecutive groups of `extent >= 1`
+/// values that fill `values`, one per slot of `out`: `sum_axis`'s `lanes`
+/// kernel, which folds several groups side by side (and allocates nothing).
+pub(crate) fn dense_sums<F: Float>(values: &[F], extent: usize, out: &mut [F]) {
+    let groups = out.len();
+    let input = Reduce {
+        data: values,
+        shape: &[groups, extent],
+        strides: &[extent, 1],
+        base: 0,
+        axis: 1,
+    };
+    lanes::<F, Sum>(&input, StridedOffsets::new(&[groups], &[extent], 0), out);
 }
 
 /// A checked input layout and the axis to reduce.

@@ -8,7 +8,7 @@ mod partial_max;
 
 pub use argmax::{argmax_axis, argmax_axis_into};
 pub(crate) use argmax::{argmax_fresh, argmax_into};
-pub(crate) use kernel::dense_max;
+pub(crate) use kernel::{LANES, dense_max, dense_max_lanes, dense_sums};
 
 use super::{check_output_shape, output_buffer};
 use crate::tensor::array::owned::Tensor;

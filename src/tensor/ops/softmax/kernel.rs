@@ -1,50 +1,72 @@
-//! The fused softmax: per group (every position of the other axes), three
-//! ascending passes over the group and nothing else allocated:
+//! The fused softmax: per group (every position of the other axes), the
+//! composition's three steps and nothing allocated:
 //! 1. `m`, the max policy's value (first NaN, else the earliest largest);
-//! 2. `e_i = exp(x_i - m)` written to the output while `z` sums them from
+//! 2. `e_i = exp(x_i - m)` written to the output, and `z`, their sum from
 //!    +0.0 in ascending `i`;
 //! 3. `y_i = e_i / z` in place.
 //!
 //! These are the composition's operations, one rounding each, in its order
 //! per element (`max_axis` -> `exp(x - m)` -> `sum_axis` -> divide), so the
-//! result is bit-identical to it for every layout, while the group is read
-//! from memory once and stays in cache for the other passes.
+//! result is bit-identical to it for every layout. The input is read from
+//! memory once (the maxima), the output written once; the other passes run
+//! on values still in cache. Dense groups (attention rows) go `LANES` at a
+//! time: their maxima and their sums are computed side by side by the
+//! reduction kernels (several memory streams, several addition chains, each
+//! group still folded in order), and the `exp` loop holds nothing but the
+//! calls. What remains is `exp` itself: on GPT-2's `[12, 1024, 1024]`
+//! scores it is most of the time (see the `softmax` bench case).
 
 use crate::tensor::float::{Float, max_step};
-use crate::tensor::ops::reduce::dense_max;
+use crate::tensor::ops::reduce::{LANES, dense_max, dense_max_lanes, dense_sums};
 use crate::tensor::shape::dims::{Dims, DynDims};
 use crate::tensor::shape::layout::row_major_strides;
 use crate::tensor::traverse::Strided;
 use crate::tensor::traverse::groups::for_each_group;
 use crate::tensor::traverse::plan::run_iter;
+use crate::tensor::traverse::sink::Sink;
 
 /// How each group is read and written: data a test can inspect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum SoftmaxStrategy {
-    /// The axis has stride 1 in the input and in the (row-major) output,
-    /// i.e. it is the last axis of a row-wise dense input (attention
-    /// scores): slices, and the vectorized partial maxima for `m`.
+    /// The axis has stride 1 in the input and is the last axis of the
+    /// (row-major) output, as for attention scores: slices, the vectorized
+    /// partial maxima for `m`, and the output appended group after group.
     Dense,
-    /// Any other layout: the group's values `stride` apart in the input,
-    /// and `I` apart in the output (`I` the product of the later extents).
-    Strided,
+    /// The output's groups are contiguous and in order as for `Dense`, but
+    /// the input is read with a stride (a transposed view).
+    Gathered,
+    /// The axis is not the last one of the output, so a group's values are
+    /// `I` apart there (`I`, the product of the later extents): the output
+    /// is reserved whole and written with that stride.
+    Columns,
 }
 
 impl SoftmaxStrategy {
     /// The strategy for an axis read with `in_stride` and written with `out_stride`.
     pub(crate) fn of(in_stride: usize, out_stride: usize) -> Self {
-        if in_stride == 1 && out_stride == 1 {
-            SoftmaxStrategy::Dense
-        } else {
-            SoftmaxStrategy::Strided
+        match (in_stride, out_stride) {
+            (1, 1) => SoftmaxStrategy::Dense,
+            (_, 1) => SoftmaxStrategy::Gathered,
+            _ => SoftmaxStrategy::Columns,
         }
     }
 }
 
-/// Writes the softmax of every group along `axis` into `out` (row-major,
-/// the input's shape). Nothing to do for an empty output.
-pub(crate) fn softmax<F: Float>(input: Strided<'_, '_, F>, axis: usize, out: &mut [F]) {
-    if out.is_empty() {
+/// `exp(x - m)`: the composition's closure, the standard library's `exp`.
+#[inline(always)]
+fn exp_shifted<F: Float>(x: F, m: F) -> F {
+    (x - m).exp()
+}
+
+/// Writes the softmax of every group along `axis` to `sink` (row-major,
+/// the input's shape, `len` values). Nothing to do for an empty output.
+pub(crate) fn softmax<F: Float>(
+    input: Strided<'_, '_, F>,
+    axis: usize,
+    len: usize,
+    sink: &mut impl Sink<F>,
+) {
+    if len == 0 {
         return;
     }
     let (shape, strides, data) = (input.shape, input.strides, input.data);
@@ -53,17 +75,33 @@ pub(crate) fn softmax<F: Float>(input: Strided<'_, '_, F>, axis: usize, out: &mu
     // The output's length was checked, so its row-major strides fit.
     let _ = row_major_strides(shape, out_strides.as_mut_slice());
     let (in_stride, out_stride) = (strides[axis], out_strides.as_slice()[axis]);
-    let strategy = SoftmaxStrategy::of(in_stride, out_stride);
     let out_strides = out_strides.as_slice();
-    for_each_group(
-        shape,
-        strides,
-        input.base,
-        axis,
-        out_strides,
-        |x, o| match strategy {
-            SoftmaxStrategy::Dense => dense(&data[x..x + extent], &mut out[o..o + extent]),
-            SoftmaxStrategy::Strided => {
+    let groups = |group: &mut dyn FnMut(usize, usize)| {
+        for_each_group(shape, strides, input.base, axis, out_strides, group);
+    };
+    match SoftmaxStrategy::of(in_stride, out_stride) {
+        SoftmaxStrategy::Dense => {
+            // Groups `LANES` at a time: their maxima read side by side.
+            let mut block = [0; LANES];
+            let mut filled = 0;
+            groups(&mut |x, _| {
+                block[filled] = x;
+                filled += 1;
+                if filled == LANES {
+                    dense_block(data, &block, extent, sink);
+                    filled = 0;
+                }
+            });
+            dense_block(data, &block[..filled], extent, sink);
+        }
+        SoftmaxStrategy::Gathered => groups(&mut |x, _| {
+            let values = || run_iter(data, x, in_stride, extent);
+            let m = values().skip(1).fold(data[x], max_step);
+            append(values(), m, extent, sink);
+        }),
+        SoftmaxStrategy::Columns => {
+            let out = sink.next_slots(len, F::ZERO);
+            groups(&mut |x, o| {
                 let group = Group {
                     start: x,
                     stride: in_stride,
@@ -72,21 +110,56 @@ pub(crate) fn softmax<F: Float>(input: Strided<'_, '_, F>, axis: usize, out: &mu
                     extent,
                 };
                 group.run(data, out);
-            }
-        },
-    );
+            });
+        }
+    }
 }
 
-/// One dense group: `x` and its output slots, both non-empty.
-fn dense<F: Float>(x: &[F], out: &mut [F]) {
-    let m = dense_max(x);
-    let mut z = F::ZERO;
-    for (slot, &value) in out.iter_mut().zip(x) {
-        let e = (value - m).exp();
-        *slot = e;
-        z = z + e;
+/// Dense groups of `extent >= 1` values starting at `starts` (at most
+/// `LANES`), appended to `sink` one after the other. The three passes are
+/// spread over the block: the maxima of all its groups (read side by side
+/// when there are `LANES`), then `exp(x - m)` group by group (nothing but
+/// the `exp` calls in that loop), then their ascending sums (`sum_axis`'s
+/// kernel, several groups side by side, each still in order from +0.0)
+/// and the divisions, while the block is in cache.
+fn dense_block<F: Float>(data: &[F], starts: &[usize], extent: usize, sink: &mut impl Sink<F>) {
+    let group = |start: usize| &data[start..start + extent];
+    let mut maxima = [F::ZERO; LANES];
+    if let Ok(lanes) = <[usize; LANES]>::try_from(starts) {
+        maxima = dense_max_lanes(lanes.map(group));
+    } else {
+        for (m, &start) in maxima.iter_mut().zip(starts) {
+            *m = dense_max(group(start));
+        }
     }
-    for slot in out {
+    for (&m, &start) in maxima.iter().zip(starts) {
+        sink.extend_run(extent, group(start).iter().map(|&x| exp_shifted(x, m)));
+    }
+    let written = sink.written_mut(starts.len() * extent);
+    let mut sums = [F::ZERO; LANES];
+    let sums = &mut sums[..starts.len()];
+    dense_sums(written, extent, sums);
+    for (row, &z) in written.chunks_exact_mut(extent).zip(sums.iter()) {
+        for slot in row {
+            *slot = *slot / z;
+        }
+    }
+}
+
+/// Appends `exp(x - m)` for the `extent` values of a group while summing
+/// them from +0.0 in order, then divides them by the sum in place.
+#[inline(always)]
+fn append<F: Float>(values: impl Iterator<Item = F>, m: F, extent: usize, sink: &mut impl Sink<F>) {
+    let mut z = F::ZERO;
+    sink.extend_run(
+        extent,
+        values.map(|value| {
+            let e = exp_shifted(value, m);
+            z = z + e;
+            e
+        }),
+    );
+    for slot in sink.written_mut(extent) {
         *slot = *slot / z;
     }
 }
@@ -107,7 +180,7 @@ impl Group {
         let m = values().skip(1).fold(data[self.start], max_step);
         let mut z = F::ZERO;
         for (k, value) in values().enumerate() {
-            let e = (value - m).exp();
+            let e = exp_shifted(value, m);
             out[self.out_start + k * self.out_stride] = e;
             z = z + e;
         }
@@ -121,6 +194,7 @@ impl Group {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tensor::traverse::sink::SliceSink;
 
     /// The composition, coordinate by coordinate: `max_step` fold, then
     /// `exp(x - m)`, an ascending sum from +0.0, and the division.
@@ -138,8 +212,8 @@ mod tests {
     #[test]
     fn the_strategy_follows_the_axis_strides() {
         assert_eq!(SoftmaxStrategy::of(1, 1), SoftmaxStrategy::Dense);
-        assert_eq!(SoftmaxStrategy::of(7, 1), SoftmaxStrategy::Strided);
-        assert_eq!(SoftmaxStrategy::of(1, 4), SoftmaxStrategy::Strided);
+        assert_eq!(SoftmaxStrategy::of(7, 1), SoftmaxStrategy::Gathered);
+        assert_eq!(SoftmaxStrategy::of(1, 4), SoftmaxStrategy::Columns);
     }
 
     #[test]
@@ -152,9 +226,23 @@ mod tests {
         ];
         for row in rows {
             let expected = composed(row);
-            let mut out = vec![9.0; row.len()];
-            dense(row, &mut out);
-            assert_eq!(bits(&out), bits(&expected), "{row:?}");
+            // Blocks of 1 and of `LANES` copies of the row, into both sinks.
+            let copies: Vec<f64> = (0..LANES).flat_map(|_| row.iter().copied()).collect();
+            let starts: Vec<usize> = (0..LANES).map(|k| k * row.len()).collect();
+            for count in [1, LANES] {
+                let mut out = vec![9.0];
+                dense_block(&copies, &starts[..count], row.len(), &mut out);
+                let want: Vec<f64> = (0..count).flat_map(|_| expected.iter().copied()).collect();
+                assert_eq!(bits(&out[1..]), bits(&want), "{row:?} x {count}");
+                let mut into = vec![9.0; want.len()];
+                dense_block(
+                    &copies,
+                    &starts[..count],
+                    row.len(),
+                    &mut SliceSink::new(&mut into),
+                );
+                assert_eq!(bits(&into), bits(&want), "{row:?} x {count} into");
+            }
             // The same row stored every third value, written every second slot.
             let spread: Vec<f64> = row.iter().flat_map(|&x| [x, 7.0, 7.0]).collect();
             let mut strided_out = vec![9.0; 2 * row.len()];

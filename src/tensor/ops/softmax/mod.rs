@@ -10,6 +10,7 @@ use crate::tensor::float::Float;
 use crate::tensor::shape::dims::{Dims, DynDims};
 use crate::tensor::shape::layout::checked_len;
 use crate::tensor::traverse::Strided;
+use crate::tensor::traverse::sink::SliceSink;
 
 /// The checks of `softmax_axis`: the axis (as a reduction's), then the
 /// output's overflow. Returns the output shape (the input's) and its length.
@@ -31,8 +32,7 @@ pub(crate) fn softmax_fresh<F: Float, D: Dims>(
 ) -> Result<(D, Vec<F>), TensorOpError> {
     let (shape, len) = softmax_shape::<D>(input.shape, axis)?;
     let mut values = output_buffer(len)?;
-    values.resize(len, F::ZERO);
-    kernel::softmax(input, axis, &mut values);
+    kernel::softmax(input, axis, len, &mut values);
     Ok((shape, values))
 }
 
@@ -43,9 +43,9 @@ pub(crate) fn softmax_into<F: Float>(
     out_shape: &[usize],
     out: &mut [F],
 ) -> Result<(), TensorOpError> {
-    let (shape, _) = softmax_shape::<DynDims>(input.shape, axis)?;
+    let (shape, len) = softmax_shape::<DynDims>(input.shape, axis)?;
     check_output_shape(shape.as_slice(), out_shape)?;
-    kernel::softmax(input, axis, out);
+    kernel::softmax(input, axis, len, &mut SliceSink::new(out));
     Ok(())
 }
 
@@ -66,10 +66,11 @@ pub(crate) fn softmax_into<F: Float>(
 /// ascending order from +0.0, one division). So a group holding a NaN is all
 /// NaN, a group whose maximum is `+inf` is all NaN (`inf - inf`), and a fully
 /// masked group (all `-inf`) is all NaN, as in PyTorch; `-inf` next to a
-/// finite value gives exactly 0. But fused: per group, one pass for the
-/// maximum, one writing the exponentials to the output while summing them,
-/// one dividing in place; no temporary of any size. An axis of extent 0
-/// gives an empty result (not `EmptyMaxAxis`: there is nothing to normalize).
+/// finite value gives exactly 0. But fused: the input is read from memory
+/// once (for the maxima) and the output written once, the exponentials go
+/// straight into the output and are summed and divided there while still
+/// in cache; nothing is allocated but the output. An axis of extent 0 gives
+/// an empty result (not `EmptyMaxAxis`: there is nothing to normalize).
 ///
 /// # Errors
 /// [`TensorOpError::ReductionAxisOutOfBounds`] if `axis >= R` (always for
@@ -104,6 +105,15 @@ pub fn softmax_axis<const R: usize, F: Float>(
 /// # Errors
 /// As for [`softmax_axis`] but no allocation, then
 /// [`TensorOpError::OutputShapeMismatch`] if `out` has another shape.
+///
+/// ```
+/// use llm_from_scratch::prelude::*;
+/// let scores = Tensor::from_vec([1, 2], vec![0.0, f64::NEG_INFINITY])?;
+/// let mut p = Tensor::zeros([1, 2])?;
+/// softmax_axis_into(&scores, 1, &mut p)?;
+/// assert_eq!(p.as_slice(), &[1.0, 0.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn softmax_axis_into<const R: usize, F: Float>(
     input: &(impl AsView<R, F> + ?Sized),
     axis: usize,
