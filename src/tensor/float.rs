@@ -19,6 +19,7 @@ mod sealed {
 )]
 pub trait Float:
     sealed::Sealed
+    + crate::tensor::kernels::simd::Element
     + Copy
     + Debug
     + Default

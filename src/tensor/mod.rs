@@ -38,3 +38,8 @@ pub use rank::{
 };
 pub use storage::{Tensor, copying_transpose};
 pub use view::View;
+
+/// Test and bench hook, not part of the API: run kernels on the baseline
+/// SIMD path or split small work over threads (see `kernels/simd.rs`).
+#[doc(hidden)]
+pub use kernels::simd::{KernelTuning, SimdLevel, with_kernel_tuning};

@@ -10,6 +10,7 @@ pub(crate) mod matmul;
 pub(crate) mod offsets;
 pub(crate) mod plan;
 pub(crate) mod reduce;
+pub(crate) mod simd;
 pub(crate) mod sink;
 
 /// An empty `Vec` with room for exactly `elements` values, or `None` when
