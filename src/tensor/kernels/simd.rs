@@ -62,10 +62,12 @@ impl Default for KernelTuning {
 }
 
 thread_local! {
-    static TUNING: Cell<KernelTuning> = Cell::new(KernelTuning {
-        simd: SimdLevel::Best,
-        parallel_min_flops: PARALLEL_MIN_FLOPS,
-    });
+    static TUNING: Cell<KernelTuning> = const {
+        Cell::new(KernelTuning {
+            simd: SimdLevel::Best,
+            parallel_min_flops: PARALLEL_MIN_FLOPS,
+        })
+    };
 }
 
 /// Runs `body` with `tuning` in force for kernel calls made on this thread
