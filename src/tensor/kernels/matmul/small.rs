@@ -122,84 +122,134 @@ impl<F: Float> WithSimd for Rows<'_, '_, F> {
 
     #[inline(always)]
     fn with_simd<S: Simd>(self, simd: S) {
-        if S::REGISTER_COUNT >= 32 || lanes::<F, S>() == 1 {
-            rows_nv::<F, S, 4>(simd, self);
-        } else {
-            rows_nv::<F, S, 2>(simd, self);
+        match self.m {
+            1 => rows::<F, S, 1>(simd, self),
+            2 => rows::<F, S, 2>(simd, self),
+            3 => rows::<F, S, 3>(simd, self),
+            _ => rows::<F, S, 4>(simd, self),
         }
     }
 }
 
-/// Picks the row count `M` as a constant.
+/// `M` rows. With contiguous right columns: as many columns as possible in
+/// blocks of 8 vectors (one row, 32 registers), then 4, 2 and 1 vectors
+/// (each block keeps its `M × NV` chains in registers), the last partial
+/// vector staged. Otherwise every block is staged, 4 vectors wide with 32
+/// registers and 2 with 16.
 #[inline(always)]
-fn rows_nv<F: Float, S: Simd, const NV: usize>(simd: S, job: Rows<'_, '_, F>) {
-    match job.m {
-        1 => rows::<F, S, 1, NV>(simd, job),
-        2 => rows::<F, S, 2, NV>(simd, job),
-        3 => rows::<F, S, 3, NV>(simd, job),
-        _ => rows::<F, S, 4, NV>(simd, job),
+fn rows<F: Float, S: Simd, const M: usize>(simd: S, job: Rows<'_, '_, F>) {
+    let Rows { a, b, k, .. } = job;
+    let packed;
+    let a_steps = if M == 1 && a.col == 1 {
+        &a.data[a.base..a.base + k]
+    } else {
+        let mut values = vec![F::ZERO; M * k];
+        let source = Source {
+            data: a.data,
+            base: a.base,
+            lane_stride: a.row,
+            step_stride: a.col,
+        };
+        pack_panel(source, M, M, k, &mut values);
+        packed = values;
+        &packed
+    };
+    let a_steps = pulp::as_arrays::<M, F>(a_steps).0;
+    let wide = S::REGISTER_COUNT >= 32 || lanes::<F, S>() == 1;
+    let mut job = job;
+    let mut done = 0;
+    if b.col == 1 {
+        if M == 1 && wide {
+            done = direct::<F, S, M, 8>(simd, a_steps, &mut job, done);
+        }
+        if M == 1 || wide {
+            done = direct::<F, S, M, 4>(simd, a_steps, &mut job, done);
+        }
+        done = direct::<F, S, M, 2>(simd, a_steps, &mut job, done);
+        done = direct::<F, S, M, 1>(simd, a_steps, &mut job, done);
+        staged::<F, S, M, 1>(simd, a_steps, &mut job, done);
+    } else if wide {
+        staged::<F, S, M, 4>(simd, a_steps, &mut job, done);
+    } else {
+        staged::<F, S, M, 2>(simd, a_steps, &mut job, done);
     }
 }
 
-/// `M` rows, `NV` vectors of columns at a time.
+/// Columns `done..` in whole blocks of `NV` vectors, read in place (column
+/// stride 1). Returns where it stopped (fewer than `NV` vectors left).
 #[inline(always)]
-fn rows<F: Float, S: Simd, const M: usize, const NV: usize>(simd: S, job: Rows<'_, '_, F>) {
-    let Rows {
-        a,
-        b,
-        k,
-        first_col,
-        cols,
-        out,
-        ldc,
-        ..
-    } = job;
-    let mut a_pack = vec![F::ZERO; M * k];
-    let a_source = Source {
-        data: a.data,
-        base: a.base,
-        lane_stride: a.row,
-        step_stride: a.col,
-    };
-    pack_panel(a_source, M, M, k, &mut a_pack);
-    let a_steps = pulp::as_arrays::<M, F>(&a_pack).0;
+fn direct<F: Float, S: Simd, const M: usize, const NV: usize>(
+    simd: S,
+    a_steps: &[[F; M]],
+    job: &mut Rows<'_, '_, F>,
+    mut done: usize,
+) -> usize {
+    let width = NV * lanes::<F, S>();
+    let b = job.b;
+    while done + width <= job.cols {
+        let zero = [[F::splat(simd, F::ZERO); NV]; M];
+        let base = b.base + job.first_col + done;
+        let acc = steps::<F, S, M, NV>(simd, zero, a_steps, b.data, base, b.row);
+        store::<F, S, M, NV>(simd, &acc, job, done, width);
+        done += width;
+    }
+    done
+}
+
+/// Columns `done..` in blocks of `NV` vectors, staged through a step-major
+/// buffer [`KB`] steps at a time (the last block zero-padded).
+#[inline(always)]
+fn staged<F: Float, S: Simd, const M: usize, const NV: usize>(
+    simd: S,
+    a_steps: &[[F; M]],
+    job: &mut Rows<'_, '_, F>,
+    done: usize,
+) {
+    if done >= job.cols {
+        return;
+    }
+    let (b, k) = (job.b, job.k);
+    let width = NV * lanes::<F, S>();
+    let mut stage = vec![F::ZERO; KB.min(k) * width];
+    for offset in (done..job.cols).step_by(width) {
+        let live = width.min(job.cols - offset);
+        let col = job.first_col + offset;
+        let mut acc = [[F::splat(simd, F::ZERO); NV]; M];
+        for first in (0..k).step_by(KB) {
+            let depth = KB.min(k - first);
+            let source = Source {
+                data: b.data,
+                base: b.base + first * b.row + col * b.col,
+                lane_stride: b.col,
+                step_stride: b.row,
+            };
+            pack_panel(source, live, width, depth, &mut stage);
+            let a_block = &a_steps[first..first + depth];
+            acc = steps::<F, S, M, NV>(simd, acc, a_block, &stage, 0, width);
+        }
+        store::<F, S, M, NV>(simd, &acc, job, offset, live);
+    }
+}
+
+/// Stores the first `live` columns of `M × NV` vectors of chains at column
+/// `offset` of the job's output rows.
+#[inline(always)]
+fn store<F: Float, S: Simd, const M: usize, const NV: usize>(
+    simd: S,
+    acc: &[[F::Vector<S>; NV]; M],
+    job: &mut Rows<'_, '_, F>,
+    offset: usize,
+    live: usize,
+) {
     let lanes = lanes::<F, S>();
-    let width = NV * lanes;
-    let mut stage = Vec::new();
-    let zero = [[F::splat(simd, F::ZERO); NV]; M];
-    for offset in (0..cols).step_by(width) {
-        let live = width.min(cols - offset);
-        let col = first_col + offset;
-        let acc = if live == width && b.col == 1 {
-            steps::<F, S, M, NV>(simd, zero, a_steps, b.data, b.base + col, b.row)
+    for (r, chains) in acc.iter().enumerate() {
+        let start = r * job.ldc + offset;
+        let row = &mut job.out[start..start + live];
+        if live == NV * lanes {
+            F::as_mut_vectors::<S>(row).0.copy_from_slice(chains);
         } else {
-            if stage.is_empty() {
-                stage = vec![F::ZERO; KB.min(k) * width];
-            }
-            let mut acc = zero;
-            for first in (0..k).step_by(KB) {
-                let depth = KB.min(k - first);
-                let source = Source {
-                    data: b.data,
-                    base: b.base + first * b.row + col * b.col,
-                    lane_stride: b.col,
-                    step_stride: b.row,
-                };
-                pack_panel(source, live, width, depth, &mut stage);
-                let a_block = &a_steps[first..first + depth];
-                acc = steps::<F, S, M, NV>(simd, acc, a_block, &stage, 0, width);
-            }
-            acc
-        };
-        for (r, chains) in acc.iter().enumerate() {
-            let start = r * ldc + offset;
-            let row = &mut out[start..start + live];
-            if live == width {
-                F::as_mut_vectors::<S>(row).0.copy_from_slice(chains);
-            } else {
-                for (part, &vector) in row.chunks_mut(lanes).zip(chains) {
-                    F::store_partial(simd, part, vector);
-                }
+            for (part, &vector) in row.chunks_mut(lanes).zip(chains) {
+                F::store_partial(simd, part, vector);
             }
         }
     }
