@@ -159,6 +159,14 @@ pub trait Element: Copy + Send + Sync + 'static {
     fn load_partial<S: Simd>(simd: S, values: &[Self]) -> Self::Vector<S>;
     /// Stores the first `values.len()` lanes of `vector`.
     fn store_partial<S: Simd>(simd: S, values: &mut [Self], vector: Self::Vector<S>);
+    /// `values` as `f32`, when `Self` is `f32` (for code specific to one type).
+    fn as_f32(values: &[Self]) -> Option<&[f32]>;
+    /// The same, mutable.
+    fn as_f32_mut(values: &mut [Self]) -> Option<&mut [f32]>;
+    /// `values` as `f64`, when `Self` is `f64`.
+    fn as_f64(values: &[Self]) -> Option<&[f64]>;
+    /// The same, mutable.
+    fn as_f64_mut(values: &mut [Self]) -> Option<&mut [f64]>;
 }
 
 /// Lanes of one `F` vector under `S`.
@@ -168,7 +176,7 @@ pub(crate) const fn lanes<F: Element, S: Simd>() -> usize {
 }
 
 macro_rules! element {
-    ($t:ty, $v:ident, $splat:ident, $add:ident, $mul:ident, $simd:ident, $mut_simd:ident, $load:ident, $store:ident) => {
+    ($t:ty, $v:ident, $splat:ident, $add:ident, $mul:ident, $simd:ident, $mut_simd:ident, $load:ident, $store:ident, $f32:expr, $f64:expr) => {
         impl Element for $t {
             type Vector<S: Simd> = S::$v;
             #[inline(always)]
@@ -199,6 +207,22 @@ macro_rules! element {
             fn store_partial<S: Simd>(simd: S, values: &mut [Self], vector: S::$v) {
                 simd.$store(values, vector)
             }
+            #[inline(always)]
+            fn as_f32(values: &[Self]) -> Option<&[f32]> {
+                $f32(values)
+            }
+            #[inline(always)]
+            fn as_f32_mut(values: &mut [Self]) -> Option<&mut [f32]> {
+                $f32(values)
+            }
+            #[inline(always)]
+            fn as_f64(values: &[Self]) -> Option<&[f64]> {
+                $f64(values)
+            }
+            #[inline(always)]
+            fn as_f64_mut(values: &mut [Self]) -> Option<&mut [f64]> {
+                $f64(values)
+            }
         }
     };
 }
@@ -212,7 +236,9 @@ element!(
     as_simd_f32s,
     as_mut_simd_f32s,
     partial_load_f32s,
-    partial_store_f32s
+    partial_store_f32s,
+    Some,
+    |_| None
 );
 element!(
     f64,
@@ -223,5 +249,7 @@ element!(
     as_simd_f64s,
     as_mut_simd_f64s,
     partial_load_f64s,
-    partial_store_f64s
+    partial_store_f64s,
+    |_| None,
+    Some
 );

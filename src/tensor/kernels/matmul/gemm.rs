@@ -314,15 +314,17 @@ fn tiles<F: Float, S: Simd, const MR: usize, const NV: usize>(
                     };
                     start..start + width
                 };
-                let init = core::array::from_fn(|r| {
-                    core::array::from_fn(|v| {
-                        if fresh || r >= live_rows {
-                            F::splat(simd, F::ZERO)
-                        } else {
-                            F::load_partial(simd, &out[edge(r, v)])
+                // Loops, not `from_fn` closures: a closure does not inherit
+                // the target features, so the vector operations in it
+                // would become calls.
+                let mut init = [[F::splat(simd, F::ZERO); NV]; MR];
+                if !fresh {
+                    for (r, chains) in init.iter_mut().enumerate().take(live_rows) {
+                        for (v, chain) in chains.iter_mut().enumerate() {
+                            *chain = F::load_partial(simd, &out[edge(r, v)]);
                         }
-                    })
-                });
+                    }
+                }
                 let acc = tile::<F, S, MR, NV>(simd, a_panel, b_panel, init);
                 for (r, lane) in acc.iter().enumerate().take(live_rows) {
                     for (v, &vector) in lane.iter().enumerate() {

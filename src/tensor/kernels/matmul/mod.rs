@@ -30,6 +30,7 @@
 mod gemm;
 mod pack;
 mod small;
+mod transpose;
 
 use super::Strided;
 use super::simd::{self, Dispatch};

@@ -11,7 +11,8 @@
 //!   step reads its row in place, so the cache streams through once.
 //! - Other strides (the transposed view `Kᵀ` of a row-major key cache, whose
 //!   columns are the cache's contiguous rows): blocks of `k` are staged into
-//!   a small step-major buffer (each cache row read in order, written to one
+//!   a small step-major buffer (with in-register transposes of 16 × 16
+//!   blocks on AVX-512, else each cache row read in order and written to one
 //!   lane), then multiplied the same way. Summing over `k` across lanes (a
 //!   dot product per column) would be faster still but would change the
 //!   order of the sum, so it is never done.
@@ -25,6 +26,7 @@
 //! row-major for `P [B, H, 1, T] x V [B, H, T, D]`.
 
 use super::pack::{Source, pack_panel};
+use super::transpose::stage_transposed;
 use super::{Matrix, Problem, splits_evenly};
 use crate::tensor::float::Float;
 use crate::tensor::kernels::simd::{Dispatch, Element, lanes};
@@ -223,7 +225,9 @@ fn staged<F: Float, S: Simd, const M: usize, const NV: usize>(
                 lane_stride: b.col,
                 step_stride: b.row,
             };
-            pack_panel(source, live, width, depth, &mut stage);
+            if !stage_transposed(simd, source, live, width, depth, &mut stage) {
+                pack_panel(source, live, width, depth, &mut stage);
+            }
             let a_block = &a_steps[first..first + depth];
             acc = steps::<F, S, M, NV>(simd, acc, a_block, &stage, 0, width);
         }
