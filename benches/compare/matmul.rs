@@ -185,6 +185,10 @@ pub(crate) fn matmul_attention<T: Elem>(c: &mut Criterion) {
         matmul_into(&a.view(), &b.view(), &mut out).unwrap();
         out.as_slice()[t]
     });
+    timed(&mut g, &name, "ours_into_2t", || {
+        TWO.install(|| matmul_into(&a.view(), &b.view(), &mut out).unwrap());
+        out.as_slice()[t]
+    });
     timed(&mut g, &name, "ours_2t", || -> Tensor<3, T> {
         TWO.install(|| matmul(&a.view(), &b.view()).unwrap())
     });

@@ -193,47 +193,87 @@ pub(crate) fn rows() -> Vec<Row> {
     rows
 }
 
-/// Two threads against one (wall clock, both ours): `(label, group, JSON key, target)`.
-const TWO_THREAD_ROWS: [(&str, &str, &str, Option<f64>); 7] = [
+/// Two threads against one (wall clock, both ours):
+/// `(label, group, two-thread id, one-thread id, JSON key, target)`.
+type TwoThreadRow = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    Option<f64>,
+);
+
+const TWO_THREAD_ROWS: [TwoThreadRow; 9] = [
     (
         "9 matmul 512 f32",
         "matmul512/f32",
+        "ours_2t",
+        "ours",
         "matmul512_f32_2t_vs_1t",
         Some(0.55),
     ),
     (
         "9 matmul 512 f64",
         "matmul512/f64",
+        "ours_2t",
+        "ours",
         "matmul512_f64_2t_vs_1t",
         Some(0.55),
     ),
     (
         "9 matmul 512 x b.t() f32",
         "matmul512_t/f32",
+        "ours_2t",
+        "ours",
         "matmul512_t_f32_2t_vs_1t",
         Some(0.55),
     ),
     (
         "10 matmul attn f32",
         "matmul_attn/f32",
+        "ours_2t",
+        "ours",
         "matmul_attn_f32_2t_vs_1t",
         Some(0.55),
     ),
     (
         "10 matmul attn f64",
         "matmul_attn/f64",
+        "ours_2t",
+        "ours",
         "matmul_attn_f64_2t_vs_1t",
+        Some(0.55),
+    ),
+    (
+        "10 matmul_into attn f32",
+        "matmul_attn/f32",
+        "ours_into_2t",
+        "ours_into",
+        "matmul_attn_into_f32_2t_vs_1t",
+        Some(0.55),
+    ),
+    (
+        "10 matmul_into attn f64",
+        "matmul_attn/f64",
+        "ours_into_2t",
+        "ours_into",
+        "matmul_attn_into_f64_2t_vs_1t",
         Some(0.55),
     ),
     (
         "11 decode step f32",
         "decode/f32",
+        "ours_2t",
+        "ours",
         "decode_f32_2t_vs_1t",
         None,
     ),
     (
         "11 decode step f64",
         "decode/f64",
+        "ours_2t",
+        "ours",
         "decode_f64_2t_vs_1t",
         None,
     ),
@@ -246,9 +286,9 @@ fn two_thread_rows() -> Vec<String> {
         "{:<34} {:>11} {:>11} {:>8} {:>12}",
         "two threads (wall medians)", "ours 2t", "ours 1t", "2t/1t", "target"
     );
-    for (label, group, key, limit) in TWO_THREAD_ROWS {
-        let two = median_wall(&format!("{group}/ours_2t"));
-        let one = median_wall(&format!("{group}/ours"));
+    for (label, group, two_id, one_id, key, limit) in TWO_THREAD_ROWS {
+        let two = median_wall(&format!("{group}/{two_id}"));
+        let one = median_wall(&format!("{group}/{one_id}"));
         let Some(r) = ratio(two, one) else { continue };
         let target = match limit {
             Some(limit) if r <= limit => format!("met ≤ {limit}"),

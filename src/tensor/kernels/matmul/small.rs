@@ -38,8 +38,9 @@ pub(super) const MAX_ROWS: usize = 4;
 /// Steps of `k` staged per block when columns are not contiguous.
 const KB: usize = 256;
 /// Column ranges of a one-row product split over threads are multiples of
-/// this (a multiple of every `NV · lanes`).
-const SPLIT_COLUMNS: usize = 64;
+/// this: the widest block of columns (8 vectors of 16 `f32`), so only the
+/// last range has a ragged end.
+const SPLIT_COLUMNS: usize = 128;
 
 /// All matrices of `problem` into `out`.
 pub(super) fn run<F: Float>(
