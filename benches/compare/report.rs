@@ -137,7 +137,7 @@ pub(crate) fn rows() -> Vec<Row> {
                 &group,
                 "ours",
                 "ndarray",
-                Some(3.0),
+                Some(1.0),
                 &format!("{json}_{t}"),
             ));
             let naive = if json == "matmul_attn" {
@@ -164,7 +164,149 @@ pub(crate) fn rows() -> Vec<Row> {
         ));
     }
     rows.extend(super::softmax::rows());
+    for t in ["f64", "f32"] {
+        let group = format!("decode/{t}");
+        rows.push(row(
+            &format!("11 decode step {t}"),
+            &group,
+            "ours",
+            "ndarray",
+            Some(1.0),
+            &format!("decode_{t}"),
+        ));
+        rows.push(row(
+            &format!("11 decode step {t} vs loop"),
+            &group,
+            "ours",
+            "naive",
+            Some(0.5),
+            &format!("decode_{t}_vs_loop"),
+        ));
+        rows.push(row(
+            &format!("11 decode, K row-major {t} vs loop"),
+            &group,
+            "ours_kview",
+            "naive",
+            None,
+            &format!("decode_kview_{t}_vs_loop"),
+        ));
+    }
     rows
+}
+
+/// Two threads against one (wall clock, both ours):
+/// `(label, group, two-thread id, one-thread id, JSON key, target)`.
+type TwoThreadRow = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    Option<f64>,
+);
+
+const TWO_THREAD_ROWS: [TwoThreadRow; 9] = [
+    (
+        "9 matmul 512 f32",
+        "matmul512/f32",
+        "ours_2t",
+        "ours",
+        "matmul512_f32_2t_vs_1t",
+        Some(0.55),
+    ),
+    (
+        "9 matmul 512 f64",
+        "matmul512/f64",
+        "ours_2t",
+        "ours",
+        "matmul512_f64_2t_vs_1t",
+        Some(0.55),
+    ),
+    (
+        "9 matmul 512 x b.t() f32",
+        "matmul512_t/f32",
+        "ours_2t",
+        "ours",
+        "matmul512_t_f32_2t_vs_1t",
+        Some(0.55),
+    ),
+    (
+        "10 matmul attn f32",
+        "matmul_attn/f32",
+        "ours_2t",
+        "ours",
+        "matmul_attn_f32_2t_vs_1t",
+        Some(0.55),
+    ),
+    (
+        "10 matmul attn f64",
+        "matmul_attn/f64",
+        "ours_2t",
+        "ours",
+        "matmul_attn_f64_2t_vs_1t",
+        Some(0.55),
+    ),
+    (
+        "10 matmul_into attn f32",
+        "matmul_attn/f32",
+        "ours_into_2t",
+        "ours_into",
+        "matmul_attn_into_f32_2t_vs_1t",
+        Some(0.55),
+    ),
+    (
+        "10 matmul_into attn f64",
+        "matmul_attn/f64",
+        "ours_into_2t",
+        "ours_into",
+        "matmul_attn_into_f64_2t_vs_1t",
+        Some(0.55),
+    ),
+    (
+        "11 decode step f32",
+        "decode/f32",
+        "ours_2t",
+        "ours",
+        "decode_f32_2t_vs_1t",
+        None,
+    ),
+    (
+        "11 decode step f64",
+        "decode/f64",
+        "ours_2t",
+        "ours",
+        "decode_f64_2t_vs_1t",
+        None,
+    ),
+];
+
+/// Prints the two-thread rows (wall-clock medians) and returns their JSON entries.
+fn two_thread_rows() -> Vec<String> {
+    let mut json = Vec::new();
+    println!(
+        "{:<34} {:>11} {:>11} {:>8} {:>12}",
+        "two threads (wall medians)", "ours 2t", "ours 1t", "2t/1t", "target"
+    );
+    for (label, group, two_id, one_id, key, limit) in TWO_THREAD_ROWS {
+        let two = median_wall(&format!("{group}/{two_id}"));
+        let one = median_wall(&format!("{group}/{one_id}"));
+        let Some(r) = ratio(two, one) else { continue };
+        let target = match limit {
+            Some(limit) if r <= limit => format!("met ≤ {limit}"),
+            Some(limit) => format!("MISSED ≤ {limit}"),
+            None => String::new(),
+        };
+        println!(
+            "{:<34} {:>11} {:>11} {:>8.3} {:>12}",
+            label,
+            format_ns(two),
+            format_ns(one),
+            r,
+            target
+        );
+        json.push(json_entry(key, r, 3));
+    }
+    json
 }
 
 /// `"key":value`, or `"key":null` when the value is not finite (a sample
@@ -241,6 +383,7 @@ pub(crate) fn report() {
         ATTN[0],
         ATTN[0] / NAIVE_BATCHES
     );
+    json.extend(two_thread_rows());
     // Sweep linearity: spread of ns per element across sizes.
     for (id, what) in [
         ("ours", "materialize"),

@@ -37,6 +37,7 @@ pub trait Float:
     sealed::Sealed
     + num_traits::Float
     + num_traits::FloatConst
+    + crate::tensor::traverse::simd::Element
     + Debug
     + Display
     + Default

@@ -105,3 +105,8 @@ pub mod display {
 pub mod axes {
     pub use super::{Axes1, Axes2, Axes3, Axes4, Axes5, Axes6, Axes7, Axes8, AxisList};
 }
+
+/// Test and bench hook, not part of the API: run kernels on the baseline
+/// SIMD path or split small work over threads (see `traverse/simd.rs`).
+#[doc(hidden)]
+pub use traverse::simd::{KernelTuning, SimdLevel, with_kernel_tuning};

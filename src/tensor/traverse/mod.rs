@@ -10,6 +10,7 @@ pub(crate) mod copy;
 pub(crate) mod groups;
 pub(crate) mod offsets;
 pub(crate) mod plan;
+pub(crate) mod simd;
 pub(crate) mod sink;
 
 use crate::tensor::shape::layout::Layout;
