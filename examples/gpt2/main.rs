@@ -39,6 +39,16 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some(threads) = args.threads {
+        // Every kernel's threads come from rayon's global pool.
+        if let Err(error) = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build_global()
+        {
+            eprintln!("error: could not start {threads} threads: {error}");
+            return ExitCode::FAILURE;
+        }
+    }
     let outcome = match (&args.model, args.f64) {
         (None, false) => self_check::<f32>(&args),
         (None, true) => self_check::<f64>(&args),

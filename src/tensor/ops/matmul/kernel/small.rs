@@ -36,7 +36,10 @@ use rayon::prelude::*;
 /// The most rows per matrix this path takes.
 pub(super) const MAX_ROWS: usize = 4;
 /// Steps of `k` staged per block when columns are not contiguous.
-const KB: usize = 256;
+const KB: usize = 128;
+/// Steps of `k` per pass over the columns when they are contiguous: this
+/// many right rows are read side by side, each front to back.
+const KSTREAM: usize = 16;
 /// Column ranges of a one-row product split over threads are multiples of
 /// this: the widest block of columns (8 vectors of 16 `f32`), so only the
 /// last range has a ragged end.
@@ -56,7 +59,7 @@ pub(super) fn run<F: Float>(
             .enumerate()
             .for_each(|(index, out)| dispatch.run(Rows::new(problem, index, out)));
     } else if threads > 1 && m == 1 {
-        let width = n.div_ceil(4 * threads).next_multiple_of(SPLIT_COLUMNS);
+        let width = n.div_ceil(threads).next_multiple_of(SPLIT_COLUMNS);
         for (index, out) in out.chunks_exact_mut(n).enumerate() {
             out.par_chunks_mut(width)
                 .enumerate()
@@ -180,23 +183,53 @@ fn rows<F: Float, S: Simd, const M: usize>(simd: S, job: Rows<'_, '_, F>) {
 
 /// Columns `done..` in whole blocks of `NV` vectors, read in place (column
 /// stride 1). Returns where it stopped (fewer than `NV` vectors left).
+///
+/// The steps go in blocks of [`KSTREAM`]: within a block every column block
+/// is visited in turn, so each of the block's right rows is read front to
+/// back (a few sequential streams the prefetcher follows, instead of one
+/// stride of a whole row per step); the chains wait in the output between
+/// blocks (the first block starts them from +0.0, so each column's sum is
+/// still the ascending fold).
 #[inline(always)]
 fn direct<F: Float, S: Simd, const M: usize, const NV: usize>(
     simd: S,
     a_steps: &[[F; M]],
     job: &mut Rows<'_, '_, F>,
-    mut done: usize,
+    done: usize,
 ) -> usize {
     let width = NV * lanes::<F, S>();
+    let end = done + (job.cols - done) / width * width;
     let b = job.b;
-    while done + width <= job.cols {
-        let zero = [[F::splat(simd, F::ZERO); NV]; M];
-        let base = b.base + job.first_col + done;
-        let acc = steps::<F, S, M, NV>(simd, zero, a_steps, b.data, base, b.row);
-        store::<F, S, M, NV>(simd, &acc, job, done, width);
-        done += width;
+    for first in (0..job.k).step_by(KSTREAM) {
+        let a_block = &a_steps[first..job.k.min(first + KSTREAM)];
+        for offset in (done..end).step_by(width) {
+            let acc = if first == 0 {
+                [[F::splat(simd, F::ZERO); NV]; M]
+            } else {
+                load::<F, S, M, NV>(job, offset)
+            };
+            let base = b.base + first * b.row + job.first_col + offset;
+            let acc = steps::<F, S, M, NV>(simd, acc, a_block, b.data, base, b.row);
+            store::<F, S, M, NV>(simd, &acc, job, offset, width);
+        }
     }
-    done
+    end
+}
+
+/// The `M × NV` vectors of chains stored at column `offset` of the job's
+/// output rows (whole blocks only).
+#[inline(always)]
+fn load<F: Float, S: Simd, const M: usize, const NV: usize>(
+    job: &Rows<'_, '_, F>,
+    offset: usize,
+) -> [[F::Vector<S>; NV]; M] {
+    let width = NV * lanes::<F, S>();
+    let mut acc = [[F::as_vectors::<S>(&job.out[offset..offset + width]).0[0]; NV]; M];
+    for (r, chains) in acc.iter_mut().enumerate() {
+        let start = r * job.ldc + offset;
+        chains.copy_from_slice(F::as_vectors::<S>(&job.out[start..start + width]).0);
+    }
+    acc
 }
 
 /// Columns `done..` in blocks of `NV` vectors, staged through a step-major
