@@ -52,10 +52,11 @@ impl<D: Dims> Layout<D> {
             });
         }
         // The outer stride is only ever multiplied by indices below `outer`;
-        // when `outer <= 1` it is never used, so an overflow there is harmless.
+        // when `outer <= 1`, or when the view is empty (any other extent 0),
+        // it is never used, so an overflow there is harmless.
         let outer_stride = match inner.checked_mul(stride) {
             Some(step) => step,
-            None if outer <= 1 || extent == 0 => 0,
+            None if outer <= 1 || self.len == 0 => 0,
             None => return Err(TensorError::ShapeOverflow.into()),
         };
         Ok(
@@ -240,13 +241,14 @@ impl<D: Dims> Layout<D> {
         }
         let extent = layout.shape()[axis].div_ceil(step);
         layout.shape.as_mut_slice()[axis] = extent;
-        // Only `extent - 1` steps are ever taken, and they stay inside the slice.
+        layout.len = narrowed_len(layout.shape());
+        // Only `extent - 1` steps are ever taken, and they stay inside the
+        // slice; an empty result takes none.
         layout.strides.as_mut_slice()[axis] = match self.strides()[axis].checked_mul(step) {
             Some(stride) => stride,
-            None if extent <= 1 => 0,
+            None if extent <= 1 || layout.len == 0 => 0,
             None => return Err(TensorError::ShapeOverflow.into()),
         };
-        layout.len = narrowed_len(layout.shape());
         Ok(layout)
     }
 

@@ -1,0 +1,43 @@
+//! Edge cases of the zero-copy view operations that a random model rarely
+//! reaches: empty views whose strides or base offset are huge (their
+//! strides are never used, so no transform may fail on them), extents and
+//! arguments at `usize::MAX`, ranks at the ends of the typed table and past
+//! the dynamic views' inline capacity. Each test names the rule it pins.
+
+use llm_from_scratch::prelude::*;
+use llm_from_scratch::tensor::dynamic::{DynTensor, DynView};
+
+type TestResult = Result<(), Error>;
+
+const HUGE: usize = usize::MAX;
+
+/// An empty `[0, 4]` view over no data whose second stride is `usize::MAX`
+/// (`from_parts` accepts it: an empty view reaches no offset).
+fn empty_with_huge_stride() -> View<'static, 2> {
+    View::from_parts(&[], [0, 4], [1, HUGE], 0).expect("an empty view is always in bounds")
+}
+
+/// Rule: an empty view's strides are never used, so a transform that scales
+/// a stride (split_axis, slice_step) cannot overflow on one; every view
+/// operation on such a view succeeds, as chunk, merge_axes and
+/// reshape_strided already did. (Found by this suite: split_axis and
+/// slice_step returned `ShapeOverflow` here.)
+#[test]
+fn transforms_of_an_empty_view_ignore_its_unused_strides() -> TestResult {
+    let empty = empty_with_huge_stride();
+    let split = empty.split_axis(1, [2, 2])?;
+    assert_eq!((split.shape(), split.len()), (&[0, 2, 2], 0));
+    let stepped = empty.slice_step(1, 0..4, 2)?;
+    assert_eq!((stepped.shape(), stepped.len()), (&[0, 2], 0));
+    assert_eq!(empty.chunk::<2>(1)?[1].shape(), &[0, 2]);
+    assert_eq!(empty.merge_axes(0)?.shape(), &[0]);
+    assert_eq!(empty.unsqueeze(2)?.shape(), &[0, 4, 1]);
+    assert_eq!(empty.reshape_strided([2, 0, 2])?.shape(), &[2, 0, 2]);
+    assert_eq!(empty.axis_iter(1)?.len(), 4);
+    assert_eq!(empty.axis_chunks_iter(1, 3)?.len(), 2);
+    // The dynamic view follows the same layout code.
+    let dynamic = DynView::<f64>::from_parts(&[], vec![0, 4], vec![1, HUGE], 0)?;
+    assert_eq!(dynamic.split_axis(1, [2, 2])?.shape(), &[0, 2, 2]);
+    assert_eq!(dynamic.slice_step(1, 1..4, 2)?.shape(), &[0, 2]);
+    Ok(())
+}
