@@ -41,3 +41,24 @@ fn transforms_of_an_empty_view_ignore_its_unused_strides() -> TestResult {
     assert_eq!(dynamic.slice_step(1, 1..4, 2)?.shape(), &[0, 2]);
     Ok(())
 }
+
+/// Rule: merge_axes is reshape_strided to the merged shape, so on an empty
+/// view (whose strides are never used) it succeeds whatever the strides of
+/// the two axes, as reshape_strided does. (Found by this suite: it returned
+/// `NonMergeableAxes` for the transposed axes of an empty `[0, 2, 3]`.)
+#[test]
+fn merge_axes_of_an_empty_view_agrees_with_reshape_strided() -> TestResult {
+    let owner = Tensor::<3>::zeros([0, 3, 2])?;
+    let transposed = owner.view().transpose(1, 2)?; // [0, 2, 3], strides [6, 1, 2]
+    assert_eq!(transposed.reshape_strided([0, 6])?.shape(), &[0, 6]);
+    assert_eq!(transposed.merge_axes(1)?.shape(), &[0, 6]);
+    let dynamic = DynTensor::<f64>::zeros(vec![0, 3, 2])?;
+    assert_eq!(
+        dynamic.view().transpose(1, 2)?.merge_axes(1)?.shape(),
+        &[0, 6]
+    );
+    // A non-empty transposed pair is still refused.
+    let full = Tensor::<2>::zeros([3, 2])?;
+    assert!(full.view().transpose(0, 1)?.merge_axes(0).is_err());
+    Ok(())
+}

@@ -125,7 +125,9 @@ macro_rules! ranked_transforms {
 
         /// Axes `axis` and `axis + 1` become one when their strides chain
         /// (`stride[axis] == stride[axis + 1] * shape[axis + 1]`, or either
-        /// extent is at most 1). GPT-2 `merge_heads` after the permute back:
+        /// extent is at most 1, or the view is empty): exactly when
+        /// `reshape_strided` to the merged shape succeeds. ≈ PyTorch
+        /// `flatten(axis, axis + 1)` without its copy. GPT-2 `merge_heads` after the permute back:
         /// `[B, T, H, D]` -> `[B, T, C]`. Rank `R - 1`.
         ///
         /// # Errors

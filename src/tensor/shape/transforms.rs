@@ -70,13 +70,15 @@ impl<D: Dims> Layout<D> {
     }
 
     /// Axes `axis` and `axis + 1` become one when the strides allow it: either
-    /// extent is at most 1, or `stride[axis] == stride[axis + 1] * shape[axis + 1]`.
+    /// extent is at most 1, or `stride[axis] == stride[axis + 1] * shape[axis + 1]`,
+    /// or the view is empty (its strides are never used), exactly when
+    /// `reshape_strided` to the merged shape succeeds.
     pub(crate) fn merge_axes<E: Dims>(&self, axis: usize) -> Result<Layout<E>, TensorViewError> {
         check_axis(axis.saturating_add(1), self.rank())?;
         let (outer, inner) = (self.shape()[axis], self.shape()[axis + 1]);
         let (outer_stride, inner_stride) = (self.strides()[axis], self.strides()[axis + 1]);
         let chained = inner_stride.checked_mul(inner) == Some(outer_stride);
-        if !(outer <= 1 || inner <= 1 || chained) {
+        if !(outer <= 1 || inner <= 1 || chained || self.len == 0) {
             return Err(TensorViewError::NonMergeableAxes { axis });
         }
         let extent = outer.checked_mul(inner).ok_or(TensorError::ShapeOverflow)?;
