@@ -62,3 +62,32 @@ fn merge_axes_of_an_empty_view_agrees_with_reshape_strided() -> TestResult {
     assert!(full.view().transpose(0, 1)?.merge_axes(0).is_err());
     Ok(())
 }
+
+/// Rule: a write into an empty view writes nothing and succeeds, whatever its
+/// shape; only an incompatible source is an error. (Found by this suite:
+/// `assign` into the permuted empty `[0, 3, usize::MAX / 2]` returned
+/// `ShapeOverflow`, because the source was broadcast to a fresh row-major
+/// layout of that shape, which does not exist; `fill` already succeeded.)
+#[test]
+fn writes_into_an_empty_view_of_any_shape_succeed() -> TestResult {
+    let scalar = Tensor::from_vec([], vec![1.0])?;
+    let mut owner = Tensor::<3>::zeros([HUGE / 2, 3, 0])?;
+    let mut empty = owner.view_mut().permute([2, 1, 0])?; // [0, 3, usize::MAX / 2]
+    empty.assign(&scalar)?;
+    empty.zip_map_inplace(&scalar, |x, s| x + s)?;
+    empty.fill(2.0);
+    let wrong = Tensor::from_vec([2], vec![1.0, 2.0])?;
+    assert_eq!(
+        empty.assign(&wrong),
+        Err(TensorViewError::IncompatibleBroadcast {
+            axis: 2,
+            extent: 2,
+            target: HUGE / 2
+        })
+    );
+    let mut dynamic = DynTensor::<f64>::zeros(vec![HUGE / 2, 3, 0])?;
+    let mut empty = dynamic.view_mut().permute(&[2, 1, 0])?;
+    empty.assign(&scalar.view().into_dyn())?;
+    empty.zip_map_inplace(&scalar.view().into_dyn(), |x, s| x + s)?;
+    Ok(())
+}

@@ -193,18 +193,42 @@ impl<D: Dims> Layout<D> {
     /// stride 0 and the target extent; equal extents keep their stride. The
     /// leftmost failing output axis is reported, then the target's overflow.
     pub(crate) fn broadcast_to<E: Dims>(&self, target: E) -> Result<Layout<E>, TensorViewError> {
-        let (rank, target_rank) = (self.rank(), target.as_slice().len());
+        let strides = self.stretched_strides(target.as_slice())?;
+        let len = super::layout::checked_len(target.as_slice())?;
+        Ok(Layout {
+            shape: target,
+            strides,
+            base_offset: self.base_offset,
+            len,
+        })
+    }
+
+    /// [`Layout::broadcast_to`] the shape of `target`, an existing (valid)
+    /// layout: a write destination. Its element count is already known, so
+    /// an empty destination whose shape has no row-major layout (a permuted
+    /// `[usize::MAX / 2, 3, 0]`) is no overflow.
+    pub(crate) fn broadcast_onto<E: Dims>(
+        &self,
+        target: &Layout<E>,
+    ) -> Result<Layout<E>, TensorViewError> {
+        Ok(Layout {
+            shape: target.shape.clone(),
+            strides: self.stretched_strides(target.shape())?,
+            base_offset: self.base_offset,
+            len: target.len,
+        })
+    }
+
+    /// The strides of this layout read as `target` (NumPy's rule), or the
+    /// error at the leftmost failing output axis.
+    fn stretched_strides<E: Dims>(&self, target: &[usize]) -> Result<E, TensorViewError> {
+        let (rank, target_rank) = (self.rank(), target.len());
         if target_rank < rank {
             return Err(TensorViewError::BroadcastRankTooSmall { rank, target_rank });
         }
         let padding = target_rank - rank;
         let mut strides = E::zeros(target_rank);
-        for (axis, (&wanted, stride)) in target
-            .as_slice()
-            .iter()
-            .zip(strides.as_mut_slice())
-            .enumerate()
-        {
+        for (axis, (&wanted, stride)) in target.iter().zip(strides.as_mut_slice()).enumerate() {
             let Some(source) = axis.checked_sub(padding) else {
                 continue;
             };
@@ -219,13 +243,7 @@ impl<D: Dims> Layout<D> {
                 });
             }
         }
-        let len = super::layout::checked_len(target.as_slice())?;
-        Ok(Layout {
-            shape: target,
-            strides,
-            base_offset: self.base_offset,
-            len,
-        })
+        Ok(strides)
     }
 
     /// `range` of `axis` taking every `step`-th index (`a[start:end:step]`):
