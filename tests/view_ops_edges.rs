@@ -91,3 +91,62 @@ fn writes_into_an_empty_view_of_any_shape_succeed() -> TestResult {
     empty.zip_map_inplace(&scalar.view().into_dyn(), |x, s| x + s)?;
     Ok(())
 }
+
+/// Rule: every refusal names the axes and the numbers that made it fail.
+/// A refused merge carries both extents and strides; a refused
+/// reshape_strided names the run of chained axes (PyTorch's view rule) that
+/// the requested axes do not cover exactly, and its element count.
+#[test]
+fn refused_merges_and_strided_reshapes_name_their_axes_and_extents() -> TestResult {
+    let owner = Tensor::from_fn([2, 3, 4], |[a, b, c]| (100 * a + 10 * b + c) as f64)?;
+    let swapped = owner.view().transpose(1, 2)?; // [2, 4, 3], strides [12, 1, 4]
+    let error = swapped.merge_axes(1).unwrap_err();
+    assert_eq!(
+        error,
+        TensorViewError::NonMergeableAxes {
+            axis: 1,
+            extents: [4, 3],
+            strides: [1, 4]
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "merge_axes: axes 1 and 2 (extents [4, 3], strides [1, 4]) are not adjacent in memory: \
+         stride 1 is not 4 * 3; materialize() first"
+    );
+    // Runs from the right: axis 2 (3 elements, stride 4), axis 1 (4, stride
+    // 1), axis 0 (2, stride 12, which chains to nothing of axis 1's run).
+    let error = swapped.reshape_strided([2, 12]).unwrap_err();
+    assert_eq!(
+        error,
+        TensorViewError::NonStrideCompatibleReshape {
+            axes: [2, 2],
+            elements: 3
+        }
+    );
+    assert_eq!(
+        error.to_string(),
+        "reshape_strided: axes 2..=2 of the view are one run of 3 elements in memory, and no run \
+         of consecutive requested axes holds exactly 3 (PyTorch's view rule); materialize() first"
+    );
+    // [2, 4, 3] -> [8, 3]: axis 2 is covered by the new axis of 3, then the
+    // run of axis 1 (4 elements) is overshot by the new axis of 8.
+    assert_eq!(
+        swapped.reshape_strided([8, 3]).unwrap_err(),
+        TensorViewError::NonStrideCompatibleReshape {
+            axes: [1, 1],
+            elements: 4
+        }
+    );
+    // The dynamic view reports the same.
+    let dynamic = owner.view().into_dyn().transpose(1, 2)?;
+    assert_eq!(
+        dynamic.reshape_strided(&[8, 3]).unwrap_err(),
+        swapped.reshape_strided([8, 3]).unwrap_err()
+    );
+    assert_eq!(
+        dynamic.merge_axes(1).unwrap_err(),
+        swapped.merge_axes(1).unwrap_err()
+    );
+    Ok(())
+}

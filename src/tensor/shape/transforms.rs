@@ -79,7 +79,11 @@ impl<D: Dims> Layout<D> {
         let (outer_stride, inner_stride) = (self.strides()[axis], self.strides()[axis + 1]);
         let chained = inner_stride.checked_mul(inner) == Some(outer_stride);
         if !(outer <= 1 || inner <= 1 || chained || self.len == 0) {
-            return Err(TensorViewError::NonMergeableAxes { axis });
+            return Err(TensorViewError::NonMergeableAxes {
+                axis,
+                extents: [outer, inner],
+                strides: [outer_stride, inner_stride],
+            });
         }
         let extent = outer.checked_mul(inner).ok_or(TensorError::ShapeOverflow)?;
         let stride = if inner <= 1 {
@@ -118,8 +122,7 @@ impl<D: Dims> Layout<D> {
                 self.strides(),
                 shape.as_slice(),
                 strides.as_mut_slice(),
-            )
-            .ok_or(TensorViewError::NonStrideCompatibleReshape)?;
+            )?;
         }
         Ok(Layout {
             shape,
@@ -334,16 +337,18 @@ impl<D: Dims> Layout<D> {
 }
 
 /// ATen's `computeStride`: strides for `new_shape` reading the same values
-/// as `old` in row-major order, or `None` when a group of chained old axes
-/// is not covered exactly by consecutive new axes. Non-empty, rank >= 1.
+/// as `old` in row-major order, or `NonStrideCompatibleReshape` naming the
+/// first run of chained old axes (from the right) that consecutive new axes
+/// do not cover exactly. Non-empty, rank >= 1.
 fn view_strides(
     old_shape: &[usize],
     old_strides: &[usize],
     new_shape: &[usize],
     new_strides: &mut [usize],
-) -> Option<()> {
+) -> Result<(), TensorViewError> {
     let mut view_d = new_shape.len();
-    let mut chunk_base_stride = *old_strides.last()?;
+    let mut chunk_last = old_shape.len() - 1;
+    let mut chunk_base_stride = old_strides[chunk_last];
     let (mut tensor_numel, mut view_numel) = (1_usize, 1_usize);
     for tensor_d in (0..old_shape.len()).rev() {
         tensor_numel *= old_shape[tensor_d];
@@ -357,16 +362,23 @@ fn view_strides(
                 view_numel *= new_shape[view_d - 1];
                 view_d -= 1;
             }
+            // With equal element counts every new axis is used up by the
+            // last run, so this is the only way to fail.
             if view_numel != tensor_numel {
-                return None;
+                return Err(TensorViewError::NonStrideCompatibleReshape {
+                    axes: [tensor_d, chunk_last],
+                    elements: tensor_numel,
+                });
             }
             if tensor_d > 0 {
-                chunk_base_stride = old_strides[tensor_d - 1];
+                chunk_last = tensor_d - 1;
+                chunk_base_stride = old_strides[chunk_last];
                 (tensor_numel, view_numel) = (1, 1);
             }
         }
     }
-    (view_d == 0).then_some(())
+    debug_assert_eq!(view_d, 0, "equal element counts use up every new axis");
+    Ok(())
 }
 
 #[cfg(test)]
@@ -407,9 +419,13 @@ mod tests {
     fn pytorch_view_rule_accepts_chained_groups_only() {
         // A transposed [3, 4] (strides [1, 3]) cannot be flattened ...
         let t = layout(&[3, 4], &[1, 3], 0);
+        // Axis 1 (stride 3) is a run of 4 that the new axis of 12 overshoots.
         assert_eq!(
             t.reshape_strided(DynDims::from_slice(&[12])),
-            Err(TensorViewError::NonStrideCompatibleReshape)
+            Err(TensorViewError::NonStrideCompatibleReshape {
+                axes: [1, 1],
+                elements: 4
+            })
         );
         // ... but each of its axes can be split, and unit axes go anywhere.
         let split = t
@@ -424,7 +440,10 @@ mod tests {
         assert_eq!(regrouped.strides(), &[8, 3, 1]);
         assert_eq!(
             rows.reshape_strided(DynDims::from_slice(&[12])),
-            Err(TensorViewError::NonStrideCompatibleReshape)
+            Err(TensorViewError::NonStrideCompatibleReshape {
+                axes: [1, 1],
+                elements: 6
+            })
         );
     }
 
