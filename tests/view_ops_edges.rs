@@ -150,3 +150,25 @@ fn refused_merges_and_strided_reshapes_name_their_axes_and_extents() -> TestResu
     );
     Ok(())
 }
+
+/// Rule: the run a refused reshape_strided names does not depend on the
+/// stride of an extent-1 axis (any stride is valid there): the run is named
+/// by its first and last axes of extent above 1.
+#[test]
+fn a_refused_strided_reshape_names_the_same_run_whatever_unit_axes_carry() -> TestResult {
+    let data: Vec<f64> = (0..6).map(f64::from).collect();
+    // The transpose of a [2, 3] owner, [3, 2] with strides [1, 3], and a
+    // trailing extent-1 axis whose stride chains (3) or does not (5).
+    for unit_stride in [3, 5, 0] {
+        let view = View::from_parts(&data, [3, 2, 1], [1, 3, unit_stride], 0)?;
+        assert_eq!(
+            view.reshape_strided([6, 1]).unwrap_err(),
+            TensorViewError::NonStrideCompatibleReshape {
+                axes: [1, 1],
+                elements: 2
+            },
+            "unit stride {unit_stride}"
+        );
+    }
+    Ok(())
+}

@@ -154,9 +154,10 @@ pub enum TensorViewError {
         strides: [usize; 2],
     },
     /// `reshape_strided`: the new shape needs a copy under PyTorch's `view`
-    /// rule. The view's axes `axes[0]..=axes[1]` are one run in memory (their
-    /// strides chain) holding `elements` values, and the requested shape's
-    /// axes, multiplied from the right, pass that count without meeting it.
+    /// rule. The view's axes `axes[0]..=axes[1]` (the first and last of
+    /// extent above 1) are one run in memory (their strides chain) holding
+    /// `elements` values, and the requested shape's axes, multiplied from
+    /// the right, pass that count without meeting it.
     #[error(
         "reshape_strided: axes {}..={} of the view are one run of {elements} elements in memory, and no run of consecutive requested axes holds exactly {elements} (PyTorch's view rule); materialize() first",
         axes[0], axes[1]

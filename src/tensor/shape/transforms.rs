@@ -363,10 +363,18 @@ fn view_strides(
                 view_d -= 1;
             }
             // With equal element counts every new axis is used up by the
-            // last run, so this is the only way to fail.
+            // last run, so this is the only way to fail. The run holds more
+            // than one element then; it is named by its first and last axes
+            // of extent above 1 (an extent-1 axis at its edge may have any
+            // stride, so whether it joined the run says nothing).
             if view_numel != tensor_numel {
+                let wide = |&axis: &usize| old_shape[axis] != 1;
+                let run = tensor_d..=chunk_last;
                 return Err(TensorViewError::NonStrideCompatibleReshape {
-                    axes: [tensor_d, chunk_last],
+                    axes: [
+                        run.clone().find(wide).unwrap_or(tensor_d),
+                        run.rev().find(wide).unwrap_or(chunk_last),
+                    ],
                     elements: tensor_numel,
                 });
             }
