@@ -172,3 +172,33 @@ fn a_refused_strided_reshape_names_the_same_run_whatever_unit_axes_carry() -> Te
     }
     Ok(())
 }
+
+/// Rule: an axis of extent 0 has no pieces, whatever the other extents.
+/// (Found by this suite: `axis_iter` over the empty axis of `[0, 2^33,
+/// 2^32]`, a permuted empty owner, overflowed computing the element count
+/// of a piece it never yields: a panic in a debug build.)
+#[test]
+fn iterating_an_empty_axis_yields_nothing_whatever_the_other_extents() -> TestResult {
+    let owner = Tensor::<3>::zeros([1 << 33, 1 << 32, 0])?;
+    let view = owner.view().permute([2, 0, 1])?; // [0, 2^33, 2^32]
+    assert_eq!(view.axis_iter(0)?.len(), 0);
+    assert_eq!(
+        view.outer_iter()?.next_back().map(|piece| piece.len()),
+        None
+    );
+    assert_eq!(view.axis_chunks_iter(0, 2)?.len(), 0);
+    let dynamic = owner.view().into_dyn().permute(&[2, 0, 1])?;
+    assert_eq!(dynamic.axis_iter(0)?.len(), 0);
+    // The other axes still iterate (their pieces are empty).
+    assert_eq!(view.axis_iter(1)?.len(), 1 << 33);
+    assert_eq!(
+        view.axis_iter(1)?.next_back().map(|piece| *piece.shape()),
+        Some([0, 1 << 32])
+    );
+    let mut owner = owner;
+    assert_eq!(
+        owner.view_mut().permute([2, 0, 1])?.axis_iter_mut(0)?.len(),
+        0
+    );
+    Ok(())
+}

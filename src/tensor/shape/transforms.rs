@@ -184,6 +184,23 @@ impl<D: Dims> Layout<D> {
         Ok(self.without_axis(axis, base))
     }
 
+    /// The layout at index 0 of `axis` without that axis: the template of
+    /// the pieces of `axis_iter`. An axis of extent 0 has no pieces; its
+    /// template is empty, because the other extents of an empty view need
+    /// not multiply to a `usize` (`[0, 2^33, 2^32]`).
+    pub(crate) fn axis_piece<E: Dims>(&self, axis: usize) -> Layout<E> {
+        let none = self.shape()[axis] == 0;
+        self.with_axes(self.rank() - 1, self.base_offset, |k| {
+            let source = if k < axis { k } else { k + 1 };
+            let extent = if none && k == 0 {
+                0
+            } else {
+                self.shape()[source]
+            };
+            (extent, self.strides()[source])
+        })
+    }
+
     /// The layout without `axis`, from `base_offset` (no checks).
     pub(crate) fn without_axis<E: Dims>(&self, axis: usize, base_offset: usize) -> Layout<E> {
         self.with_axes(self.rank() - 1, base_offset, |k| {
