@@ -35,14 +35,14 @@ mod ranked_views;
 #[path = "view_properties/requests.rs"]
 mod requests;
 
-use apply::{apply, pick};
+use apply::{dynamic_apply, expected, pick, ranked_apply};
 use common::with_rank;
 use llm_from_scratch::tensor::View;
 use llm_from_scratch::tensor::dynamic::DynView;
 use model::*;
-use ops::{Op, valid_op, wild_op};
+use ops::{ENUMERABLE, Op, pieces, valid_op, wild_op};
 use ops_model::*;
-use outsized::{ENUMERABLE, huge_broadcast, huge_iterator, pieces};
+use outsized::{huge_broadcast, huge_iterator};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use ranked_views::{RankedView, array};
@@ -121,6 +121,15 @@ fn tally(op: &Op, ok: bool) {
     TALLY.with(|t| t.borrow_mut().entry(name).or_default()[usize::from(!ok)] += 1);
 }
 
+/// What one operation gave in each world: its pieces (one for a plain
+/// transform) or an error; `None` for the ranked API where the operation
+/// does not compile at this rank.
+struct Outcome<'a> {
+    model: Result<Vec<Model>, E>,
+    ranked: Option<Result<Vec<Ranked<'a>>, E>>,
+    dynamic: Result<Vec<Dynamic<'a>>, E>,
+}
+
 /// The chain's state: the ranked view while expressible, the dynamic view, the model.
 struct Chain<'a> {
     ranked: Option<Ranked<'a>>,
@@ -151,7 +160,22 @@ fn step<'a>(op: &Op, chain: &mut Chain<'a>, data: &[Value]) -> Result<(), TestCa
         }
         _ => {}
     }
-    let outcome = apply(op, &chain.model, chain.ranked, &chain.dynamic);
+    let broadcast = |r: Ranked<'a>, target: &Vec<usize>| r.broadcast_to(target);
+    let ranked = chain.ranked.and_then(|r| ranked_apply!(op, r, broadcast));
+    let broadcast = |d: &Dynamic<'a>, target: &Vec<usize>| d.broadcast_to(target);
+    let dynamic = dynamic_apply!(
+        op,
+        &chain.dynamic,
+        split_at,
+        axis_iter,
+        axis_chunks_iter,
+        broadcast
+    );
+    let outcome = Outcome {
+        model: expected(op, &chain.model),
+        ranked,
+        dynamic,
+    };
     tally(op, outcome.model.is_ok());
     match outcome.model {
         Err(expected) => {

@@ -207,15 +207,15 @@ pub fn expected_select(model: &Model, axis: usize, index: usize) -> Result<Model
     }))
 }
 
-/// NumPy's `broadcast_to` checks: right-aligned; the leftmost failing
-/// output axis, then the target's overflow (every suffix product must fit).
-pub fn broadcast_checks(model: &Model, target: &[usize]) -> Result<(), E> {
-    let (rank, target_rank) = (model.rank(), target.len());
+/// NumPy's broadcasting of a source `shape` to `target`: right-aligned;
+/// the target's rank first, then the leftmost failing output axis.
+pub fn broadcast_compatible(shape: &[usize], target: &[usize]) -> Result<(), E> {
+    let (rank, target_rank) = (shape.len(), target.len());
     if target_rank < rank {
         return Err(E::BroadcastRankTooSmall { rank, target_rank });
     }
     let padding = target_rank - rank;
-    for (k, &extent) in model.shape.iter().enumerate() {
+    for (k, &extent) in shape.iter().enumerate() {
         let wanted = target[padding + k];
         if extent != wanted && extent != 1 {
             return Err(E::IncompatibleBroadcast {
@@ -225,6 +225,13 @@ pub fn broadcast_checks(model: &Model, target: &[usize]) -> Result<(), E> {
             });
         }
     }
+    Ok(())
+}
+
+/// `broadcast_to` checks: [`broadcast_compatible`], then the target's
+/// overflow (every suffix product must fit).
+pub fn broadcast_checks(model: &Model, target: &[usize]) -> Result<(), E> {
+    broadcast_compatible(&model.shape, target)?;
     let mut running: u128 = 1;
     for &extent in target.iter().rev() {
         running *= extent as u128;

@@ -13,6 +13,8 @@ const HUGE: [usize; 5] = [usize::MAX, usize::MAX - 1, usize::MAX / 2, 1 << 32, 1
 pub const MAX_RANK: usize = 8;
 /// The largest view a valid broadcast may produce.
 const MAX_LEN: usize = 400;
+/// The largest view (or number of pieces) the model enumerates.
+pub const ENUMERABLE: usize = 1 << 12;
 
 #[derive(Clone, Debug)]
 pub enum Op {
@@ -220,5 +222,16 @@ pub fn wild_op(model: &Model, kind: u8, stream: &mut Stream) -> Op {
                 _ => Op::AxisChunks(a, small_or_huge(stream, 3), stream.below(8)),
             }
         }
+    }
+}
+
+/// How many pieces an axis iterator over a valid axis yields (0 otherwise).
+pub fn pieces(op: &Op, model: &Model) -> usize {
+    match *op {
+        Op::AxisIter(axis, _) => model.shape.get(axis).copied().unwrap_or(0),
+        Op::AxisChunks(axis, size, _) if size > 0 => {
+            model.shape.get(axis).map_or(0, |e| e.div_ceil(size))
+        }
+        _ => 0,
     }
 }

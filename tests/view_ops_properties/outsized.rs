@@ -3,14 +3,11 @@
 //! empty view). Checked at their ends; the chain stays where it was.
 
 use crate::model::*;
-use crate::ops::Op;
+use crate::ops::{Op, pieces};
 use crate::ops_model::*;
 use crate::{Chain, Value};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
-
-/// The largest view the model enumerates coordinate by coordinate.
-pub const ENUMERABLE: usize = 1 << 12;
 
 /// A broadcast to a valid target too large to enumerate (a `[1]` view as
 /// `[usize::MAX]`: one stored value read `usize::MAX` times): the shape,
@@ -37,17 +34,6 @@ pub fn huge_broadcast(
         }
     }
     Ok(())
-}
-
-/// How many pieces an axis iterator over a valid axis yields (0 otherwise).
-pub fn pieces(op: &Op, model: &Model) -> usize {
-    match *op {
-        Op::AxisIter(axis, _) => model.shape.get(axis).copied().unwrap_or(0),
-        Op::AxisChunks(axis, size, _) if size > 0 => {
-            model.shape.get(axis).map_or(0, |e| e.div_ceil(size))
-        }
-        _ => 0,
-    }
 }
 
 /// An axis iterator over an axis too long to enumerate (an empty view with a
