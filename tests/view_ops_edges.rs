@@ -202,3 +202,101 @@ fn iterating_an_empty_axis_yields_nothing_whatever_the_other_extents() -> TestRe
     );
     Ok(())
 }
+
+/// Rule: a broadcast view may hold `usize::MAX` elements (one stored value
+/// read that many times); copying it is a typed allocation error, not an
+/// abort, and its iterators report the exact length.
+#[test]
+fn a_broadcast_of_usize_max_elements_fails_to_copy_with_a_typed_error() -> TestResult {
+    let one = Tensor::from_vec([1], vec![4.0])?;
+    let huge = one.view().broadcast_to([HUGE])?;
+    assert_eq!(
+        (huge.len(), huge.offsets().len(), huge.iter().len()),
+        (HUGE, HUGE, HUGE)
+    );
+    assert_eq!(huge.get([HUGE - 1]).copied(), Ok(4.0));
+    assert!(matches!(
+        huge.materialize(),
+        Err(TensorViewError::Tensor(TensorError::AllocationFailed {
+            elements: HUGE
+        }))
+    ));
+    assert_eq!(huge.split_axis(0, [HUGE, 1])?.strides(), &[0, 0]);
+    assert_eq!(huge.slice_step(0, 0..HUGE, HUGE / 2)?.shape(), &[3]);
+    assert_eq!(
+        one.view().broadcast_to([HUGE, 2]).unwrap_err(),
+        TensorError::ShapeOverflow.into()
+    );
+    Ok(())
+}
+
+/// Rule: dynamic views keep their axes inline up to rank 12 and on the heap
+/// beyond; every view operation works the same past that rank.
+#[test]
+fn dynamic_views_past_the_inline_rank_take_every_operation() -> TestResult {
+    let owner = DynTensor::from_fn(vec![2, 3, 4], |i| (100 * i[0] + 10 * i[1] + i[2]) as f64)?;
+    let mut shape = vec![1; 11];
+    shape.extend([2, 3, 4]); // rank 14
+    let wide = owner.view().reshape_strided(&shape)?.transpose(11, 13)?; // [.., 4, 3, 2]
+    assert_eq!(wide.rank(), 14);
+    let split = wide.split_axis(11, [2, 2])?; // rank 15
+    assert_eq!(split.get(&[0; 15]).copied(), Ok(0.0));
+    let merged = split.merge_axes(11)?.squeeze(0)?.unsqueeze(12)?; // rank 14
+    assert_eq!(merged.shape()[10..], [4, 3, 1, 2]);
+    let mut target = vec![2];
+    target.extend([1; 9]);
+    target.extend([3, 1, 2]);
+    let picked = merged.select(10, 3)?.broadcast_to(&target)?; // rank 13
+    assert_eq!(picked.rank(), 13);
+    assert_eq!(
+        picked
+            .get(&[1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2, 0, 1])
+            .copied(),
+        Ok(123.0)
+    );
+    let [left, right] = picked.chunk::<2>(0)?;
+    assert_eq!((left.len(), right.base_offset()), (6, picked.base_offset()));
+    assert_eq!(
+        picked
+            .axis_iter(10)?
+            .rev()
+            .map(|p| *p.get(&[0; 12]).unwrap())
+            .collect::<Vec<_>>(),
+        [23.0, 13.0, 3.0]
+    );
+    let mut copy = owner.clone();
+    let mut view = copy.view_mut().reshape_strided(&shape)?;
+    view.reborrow().select(12, 1)?.fill(-1.0);
+    assert_eq!(copy.get(&[0, 1, 3]).copied(), Ok(-1.0));
+    Ok(())
+}
+
+/// Rule: the typed ranks run from 0 to 8 (`MAX_RANK`) at both ends of the
+/// `InsertAxis` / `RemoveAxis` / `RankAtMost` tables.
+#[test]
+fn ranked_view_operations_reach_both_ends_of_the_rank_table() -> TestResult {
+    let scalar = Tensor::from_vec([], vec![7.0])?;
+    let eight = scalar.view().broadcast_to([1, 2, 1, 2, 1, 2, 1, 2])?; // rank 0 -> 8
+    assert_eq!((eight.len(), eight.strides()), (16, &[0; 8]));
+    let seven = eight.select(7, 1)?.squeeze(0)?.merge_axes(0)?; // 8 -> 7 -> 6 ... -> 5
+    assert_eq!(seven.shape(), &[2, 2, 1, 2, 1]);
+    let back: View<'_, 8> = seven.unsqueeze(5)?.split_axis(0, [1, 2])?.unsqueeze(0)?; // 5 -> 8
+    assert_eq!(back.shape(), &[1, 1, 2, 2, 1, 2, 1, 1]);
+    let flat = back.reshape_strided([8])?; // every stride 0: one run
+    assert_eq!((flat.strides(), flat.iter().sum::<f64>()), (&[0], 56.0));
+    let mut owner = Tensor::<8>::zeros([1, 1, 2, 1, 1, 1, 1, 1])?;
+    let mut column = owner
+        .view_mut()
+        .select(2, 1)?
+        .squeeze(0)?
+        .squeeze(0)?
+        .squeeze(0)?
+        .squeeze(0)?
+        .squeeze(0)?
+        .squeeze(0)?; // 8 -> 1
+    column.fill(3.0);
+    assert_eq!(owner.as_slice(), &[0.0, 3.0]);
+    let scalar_mut = owner.view_mut().reshape_strided([2])?.select(0, 0)?; // rank 0
+    assert_eq!(scalar_mut.get([]), Ok(0.0));
+    Ok(())
+}
