@@ -271,6 +271,22 @@ class Layout:
         return result
 
 
+def draw_chain(rng, layout, random_step, apply, stop=lambda layout: False):
+    """The steps of one random chain from `layout` (1 to 6 of them), ending
+    early at the first one our rules refuse or after which `stop` holds."""
+    steps = []
+    for _ in range(rng.randrange(1, 7)):
+        step = random_step(rng, layout)
+        steps.append(step)
+        try:
+            layout = apply(layout, step)
+        except OurError:
+            break
+        if stop(layout):
+            break
+    return steps
+
+
 def our_broadcast(left, right):
     rank = max(len(left), len(right))
     pl = [1] * (rank - len(left)) + list(left)

@@ -74,6 +74,7 @@ from fixture_rules import (  # noqa: E402  (our rules, in Python: scripts/fixtur
     Layout,
     OurError,
     count,
+    draw_chain,
     our_broadcast,
     our_reduce,
     row_major,
@@ -367,15 +368,7 @@ def view_cases(rng):
     while len(cases) < VIEW_CASES:
         rank = len(cases) % (MAX_RANK + 1)
         shape = random_shape(rng, rank, 420)
-        layout = Layout(shape, row_major(shape)[0], 0)
-        steps = []
-        for _ in range(rng.randrange(1, 7)):
-            step = random_step(rng, layout)
-            steps.append(step)
-            try:
-                layout = our_apply(layout, step)
-            except OurError:
-                break
+        steps = draw_chain(rng, Layout(shape, row_major(shape)[0], 0), random_step, our_apply)
         cases.append(view_case("view-%04d" % len(cases), shape, steps))
     return cases
 

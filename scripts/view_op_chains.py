@@ -32,7 +32,7 @@ axes..`, `slice axis start end`, `reshape dims..`.
 import numpy as np
 import torch
 
-from fixture_rules import Layout, OurError, count, row_major
+from fixture_rules import Layout, OurError, count, draw_chain, row_major
 
 VIEW_OP_CASES = 960
 TORCH_OPS = ("split_axis", "merge_axes", "reshape_strided", "unsqueeze")
@@ -294,6 +294,11 @@ FIXED = [
 ]
 
 
+def too_large(layout):
+    """Chains stop past rank 6 or 400 elements (ranks stay in the typed table)."""
+    return len(layout.shape) > 6 or count(layout.shape) > 400
+
+
 def view_op_cases(rng):
     cases = []
     for start, steps in FIXED:
@@ -303,16 +308,7 @@ def view_op_cases(rng):
     while len(cases) < VIEW_OP_CASES:
         start, n = random_start(rng, len(cases))
         layout = Layout(start[1], row_major(start[1])[0], 0) if start[0] == "owner" else Layout(*start[1:])
-        steps = []
-        for _ in range(rng.randrange(1, 7)):
-            step = random_step(rng, layout)
-            steps.append(step)
-            try:
-                layout = our_apply(layout, step)
-            except OurError:
-                break
-            if len(layout.shape) > 6 or count(layout.shape) > 400:
-                break
+        steps = draw_chain(rng, layout, random_step, our_apply, too_large)
         cases.append(chain_case("vops-%04d" % len(cases), start, steps, np.arange(n, dtype=np.float64)))
     return cases
 

@@ -19,6 +19,8 @@
 #[path = "view_ops_properties/apply.rs"]
 mod apply;
 mod common;
+#[path = "common/layouts.rs"]
+mod layouts;
 #[path = "view_properties/model.rs"]
 mod model;
 #[path = "view_ops_properties/ops.rs"]
@@ -253,10 +255,7 @@ fn run(start: &Start, seeds: &[(u8, bool, u64)], writes: &[u64]) -> Result<(), T
         DynTensor::from_vec(shape.clone(), data[..count(&shape)].to_vec()).expect("fits");
     let mut dynamic_storage = data.clone();
     let mut model = Model {
-        offsets: coordinates(&shape)
-            .iter()
-            .map(|c| base + c.iter().zip(&strides).map(|(i, s)| i * s).sum::<usize>())
-            .collect(),
+        offsets: layouts::strided_offsets(&shape, &strides, base),
         shape: shape.clone(),
     };
     let identity = start.perm.iter().enumerate().all(|(k, &a)| k == a);
@@ -439,10 +438,8 @@ proptest! {
         start in starts(),
     ) {
         let strides = &strides[..shape.len()];
-        let offsets: Vec<usize> = coordinates(&shape).iter()
-            .map(|c| c.iter().zip(strides).map(|(i, s)| i * s).sum())
-            .collect();
-        let mut data = vec![0_i64; offsets.iter().max().map_or(0, |m| m + 1)];
+        let offsets = layouts::strided_offsets(&shape, strides, 0);
+        let mut data = vec![0_i64; layouts::reach(&shape, strides, 0)];
         let mut distinct = offsets.clone();
         distinct.sort_unstable();
         distinct.dedup();

@@ -22,6 +22,8 @@
 #[path = "view_ops_properties/apply.rs"]
 mod apply;
 mod common;
+#[path = "common/layouts.rs"]
+mod layouts;
 #[path = "view_properties/model.rs"]
 mod model;
 #[path = "view_ops_properties/ops.rs"]
@@ -251,13 +253,9 @@ fn start<'a>(data: &'a [Value], shape: &[usize], strides: &[usize], base: usize)
     });
     let dynamic =
         DynView::from_parts(data, shape.to_vec(), strides.to_vec(), base).expect("in bounds");
-    let offsets = coordinates(shape)
-        .iter()
-        .map(|c| base + c.iter().zip(strides).map(|(i, s)| i * s).sum::<usize>())
-        .collect();
     let model = Model {
         shape: shape.to_vec(),
-        offsets,
+        offsets: layouts::strided_offsets(shape, strides, base),
     };
     Chain {
         ranked: Some(ranked),
@@ -267,19 +265,11 @@ fn start<'a>(data: &'a [Value], shape: &[usize], strides: &[usize], base: usize)
 }
 
 fn shapes() -> impl Strategy<Value = Vec<usize>> {
-    prop::collection::vec(0_usize..=4, 0..=4)
+    layouts::shapes(4, 4)
 }
 
-/// Shape, strides (0–7: repeats, gaps, overlaps) and base offset of an `as_strided` layout.
 fn strided_layouts() -> impl Strategy<Value = (Vec<usize>, Vec<usize>, usize)> {
-    shapes().prop_flat_map(|shape| {
-        let rank = shape.len();
-        (
-            Just(shape),
-            prop::collection::vec(0_usize..=7, rank),
-            0_usize..=5,
-        )
-    })
+    layouts::strided_layouts(4, 4)
 }
 
 fn seeds(wild: bool, max: usize) -> impl Strategy<Value = Vec<(u8, bool, u64)>> {
@@ -328,12 +318,7 @@ proptest! {
         seeds in seeds(true, 10),
     ) {
         let (shape, strides, base) = &layout;
-        let reach = coordinates(shape)
-            .iter()
-            .map(|c| base + c.iter().zip(strides).map(|(i, s)| i * s).sum::<usize>() + 1)
-            .max()
-            .unwrap_or(0);
-        let data = distinct_values(reach + slack);
+        let data = distinct_values(layouts::reach(shape, strides, *base) + slack);
         run(start(&data, shape, strides, *base), &data, &seeds)?;
     }
 
@@ -362,12 +347,7 @@ proptest! {
         targets in prop::collection::vec(any::<u64>(), 1..6),
     ) {
         let (shape, strides, base) = &layout;
-        let reach = coordinates(shape)
-            .iter()
-            .map(|c| base + c.iter().zip(strides).map(|(i, s)| i * s).sum::<usize>() + 1)
-            .max()
-            .unwrap_or(0);
-        let data = distinct_values(reach);
+        let data = distinct_values(layouts::reach(shape, strides, *base));
         for seed in targets {
             let mut chain = start(&data, shape, strides, *base);
             let op = valid_op(&chain.model, 5 + (seed % 2) as u8, &mut Stream(seed));
@@ -416,12 +396,7 @@ fn every_operation_succeeds_and_fails_many_times() -> Result<(), TestCaseError> 
             row_major_strides(&shape).expect("small")
         };
         let base = seeds.below(4);
-        let reach = coordinates(&shape)
-            .iter()
-            .map(|c| base + c.iter().zip(&strides).map(|(i, s)| i * s).sum::<usize>() + 1)
-            .max()
-            .unwrap_or(0);
-        let data = distinct_values(reach);
+        let data = distinct_values(layouts::reach(&shape, &strides, base));
         let ops: Vec<(u8, bool, u64)> = (0..12)
             .map(|_| {
                 (

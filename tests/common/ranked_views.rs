@@ -169,54 +169,36 @@ macro_rules! ranked_enum {
     )*};
 }
 
-/// Calls `$body` with `$v` the view of whichever rank.
+/// `Some($body)` with `$v` the view, for the listed ranks; `None` for the others.
+macro_rules! on {
+    ($Name:ident, $value:expr, [$($r:ident)*], $v:ident => $body:expr) => {{
+        #[allow(unreachable_patterns)]
+        let result = match $value {
+            $($Name::$r($v) => Some($body),)*
+            _ => None,
+        };
+        result
+    }};
+}
+
+/// `$body` with `$v` the view of whichever rank.
 macro_rules! each {
     ($Name:ident, $value:expr, $v:ident => $body:expr) => {
-        match $value {
-            $Name::R0($v) => $body,
-            $Name::R1($v) => $body,
-            $Name::R2($v) => $body,
-            $Name::R3($v) => $body,
-            $Name::R4($v) => $body,
-            $Name::R5($v) => $body,
-            $Name::R6($v) => $body,
-            $Name::R7($v) => $body,
-            $Name::R8($v) => $body,
-        }
+        on!($Name, $value, [R0 R1 R2 R3 R4 R5 R6 R7 R8], $v => $body).expect("every rank")
     };
 }
 
 /// `Some($body)` at ranks 0 to 7, where the `InsertAxis` table has `R + 1`.
 macro_rules! grow {
     ($Name:ident, $value:expr, $v:ident => $body:expr) => {
-        match $value {
-            $Name::R0($v) => Some($body),
-            $Name::R1($v) => Some($body),
-            $Name::R2($v) => Some($body),
-            $Name::R3($v) => Some($body),
-            $Name::R4($v) => Some($body),
-            $Name::R5($v) => Some($body),
-            $Name::R6($v) => Some($body),
-            $Name::R7($v) => Some($body),
-            $Name::R8(_) => None,
-        }
+        on!($Name, $value, [R0 R1 R2 R3 R4 R5 R6 R7], $v => $body)
     };
 }
 
 /// `Some($body)` at ranks 1 to 8, where the `RemoveAxis` table has `R - 1`.
 macro_rules! shrink {
     ($Name:ident, $value:expr, $v:ident => $body:expr) => {
-        match $value {
-            $Name::R0(_) => None,
-            $Name::R1($v) => Some($body),
-            $Name::R2($v) => Some($body),
-            $Name::R3($v) => Some($body),
-            $Name::R4($v) => Some($body),
-            $Name::R5($v) => Some($body),
-            $Name::R6($v) => Some($body),
-            $Name::R7($v) => Some($body),
-            $Name::R8($v) => Some($body),
-        }
+        on!($Name, $value, [R1 R2 R3 R4 R5 R6 R7 R8], $v => $body)
     };
 }
 

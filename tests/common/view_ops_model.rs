@@ -13,7 +13,10 @@
 //! `#[path = "view_properties/model.rs"] mod model;`.
 #![allow(dead_code)]
 
-use crate::model::{E, Model, OVERFLOW, coordinates, expect_axis, expected_slice};
+use crate::model::{
+    E, Model, OVERFLOW, coordinates, expect_axis, expected_reshape, expected_slice,
+    row_major_strides,
+};
 use llm_from_scratch::tensor::TensorError;
 
 /// The model of `shape` whose coordinate `c` reads `model` at `source(c)`.
@@ -68,22 +71,13 @@ pub fn strides_exist(model: &Model, shape: &[usize]) -> bool {
         })
 }
 
-/// The checks every reshape makes first: overflow of `shape`, then its count.
+/// The checks every reshape makes first: overflow of `shape`, then its
+/// count (`expected_reshape` without its contiguity rule).
 fn expect_count(model: &Model, shape: &[usize]) -> Result<(), E> {
-    let mut running: u128 = 1;
-    for &extent in shape.iter().rev() {
-        running *= extent as u128;
-        if running > usize::MAX as u128 {
-            return Err(OVERFLOW);
-        }
+    match expected_reshape(model, shape) {
+        Ok(_) | Err(E::NonContiguousReshape) => Ok(()),
+        Err(error) => Err(error),
     }
-    if running as usize != model.len() {
-        return Err(E::ReshapeElementCountMismatch {
-            current: model.len(),
-            requested: running as usize,
-        });
-    }
-    Ok(())
 }
 
 /// PyTorch's `view` rule, stated on runs: the axes of extent above 1 fall
@@ -190,14 +184,12 @@ pub fn expected_squeeze(model: &Model, axis: usize) -> Result<Model, E> {
 pub fn expected_select(model: &Model, axis: usize, index: usize) -> Result<Model, E> {
     expect_axis(axis, model.rank())?;
     let dimension = model.shape[axis];
-    if index >= dimension {
-        return Err(TensorError::IndexOutOfBounds {
-            axis,
-            index,
-            dimension,
-        }
-        .into());
-    }
+    let outside = TensorError::IndexOutOfBounds {
+        axis,
+        index,
+        dimension,
+    };
+    (index < dimension).then_some(()).ok_or(E::from(outside))?;
     let mut shape = model.shape.clone();
     shape.remove(axis);
     Ok(derive(model, shape, |c| {
@@ -232,14 +224,7 @@ pub fn broadcast_compatible(shape: &[usize], target: &[usize]) -> Result<(), E> 
 /// overflow (every suffix product must fit).
 pub fn broadcast_checks(model: &Model, target: &[usize]) -> Result<(), E> {
     broadcast_compatible(&model.shape, target)?;
-    let mut running: u128 = 1;
-    for &extent in target.iter().rev() {
-        running *= extent as u128;
-        if running > usize::MAX as u128 {
-            return Err(OVERFLOW);
-        }
-    }
-    Ok(())
+    row_major_strides(target).map(|_| ())
 }
 
 /// The source coordinate a broadcast coordinate reads (0 on stretched axes).
@@ -303,10 +288,10 @@ pub fn expected_chunk(model: &Model, axis: usize, parts: usize) -> Result<Vec<Mo
             chunks: parts,
         });
     }
-    let size = extent / parts;
-    (0..parts)
-        .map(|k| expected_slice(model, axis, k * size, (k + 1) * size))
-        .collect()
+    match extent {
+        0 => Ok(vec![model.clone(); parts]),
+        _ => expected_axis_chunks(model, axis, extent / parts),
+    }
 }
 
 pub fn expected_axis_iter(model: &Model, axis: usize) -> Result<Vec<Model>, E> {

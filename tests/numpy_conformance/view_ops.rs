@@ -7,6 +7,7 @@
 //! must be a documented one.
 
 use super::fixture::{self, Case, Expected, Report};
+use super::views::{Layout, Outcome, record};
 use crate::common::with_rank;
 use crate::ranked_views::{RankedView, array};
 use llm_from_scratch::tensor::View;
@@ -55,29 +56,6 @@ impl Op {
         (kind, op)
     }
 }
-
-/// A layout as the fixture writes it: shape, strides, base offset, contiguity.
-#[derive(Debug, Clone, PartialEq)]
-struct Layout {
-    shape: Vec<usize>,
-    strides: Vec<usize>,
-    offset: usize,
-    contiguous: bool,
-}
-
-impl Layout {
-    fn parse(text: &str) -> Self {
-        let words: Vec<&str> = text.split_whitespace().collect();
-        Layout {
-            shape: fixture::shape(words[0]),
-            strides: fixture::shape(words[1]),
-            offset: words[2].parse().expect("offset"),
-            contiguous: words[3] == "1",
-        }
-    }
-}
-
-type Outcome = Result<Layout, String>;
 
 /// One step: its kind, the operation, our outcome and the oracle's line.
 struct Step {
@@ -166,23 +144,21 @@ fn run_dynamic(chain: &Chain, data: &[f64]) -> (Vec<Outcome>, Vec<f64>) {
             Op::Permute(axes) => v.permute(axes),
             Op::Slice(axis, start, end) => v.slice(*axis, *start..*end),
         };
-        match result {
-            Ok(next) => {
-                outcomes.push(Ok(Layout {
-                    shape: next.shape().to_vec(),
-                    strides: next.strides().to_vec(),
-                    offset: next.base_offset(),
-                    contiguous: next.is_contiguous(),
-                }));
-                view = next;
-            }
-            Err(error) => {
-                outcomes.push(Err(format!("{error:?}")));
-                break;
-            }
+        match record(&mut outcomes, result, Layout::of_dyn) {
+            Some(next) => view = next,
+            None => break,
         }
     }
     (outcomes, view.iter().copied().collect())
+}
+
+fn of_ranked(view: &RankedView<'_, f64>) -> Layout {
+    Layout {
+        shape: view.shape(),
+        strides: view.strides(),
+        offset: view.base_offset(),
+        contiguous: view.is_contiguous(),
+    }
 }
 
 /// The ranked API (`View<R>` at a rank chosen at run time); `None` when a
@@ -215,20 +191,9 @@ fn run_ranked(chain: &Chain, data: &[f64]) -> Option<(Vec<Outcome>, Vec<f64>)> {
             Op::Permute(axes) => view.permute(axes),
             Op::Slice(axis, start, end) => Some(view.slice(*axis, *start, *end)),
         }?;
-        match result {
-            Ok(next) => {
-                outcomes.push(Ok(Layout {
-                    shape: next.shape(),
-                    strides: next.strides(),
-                    offset: next.base_offset(),
-                    contiguous: next.is_contiguous(),
-                }));
-                view = next;
-            }
-            Err(error) => {
-                outcomes.push(Err(format!("{error:?}")));
-                break;
-            }
+        match record(&mut outcomes, result, of_ranked) {
+            Some(next) => view = next,
+            None => break,
         }
     }
     Some((outcomes, view.values()))
