@@ -192,7 +192,7 @@ macro_rules! axis_iters {
             Ok(crate::tensor::AxisIter::new(first, <$Item>::piece, stride, extent))
         }
 
-        /// [`axis_iter`](Self::axis_iter) over axis 0: the rows of a matrix,
+        #[doc = concat!("[`", stringify!($axis_iter), "`](Self::", stringify!($axis_iter), ") over axis 0: the rows of a matrix,")]
         /// the positions of `[T, C]`, the batches of `[B, T, C]`.
         ///
         /// # Errors
