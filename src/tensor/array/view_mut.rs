@@ -318,7 +318,7 @@ impl<const R: usize, T: Copy> ViewMut<'_, R, T> {
         Rank<M>: RankAtMost<Rank<R>>,
     {
         let source = source.as_view();
-        let stretched = source.layout.broadcast_to(self.layout.shape)?;
+        let stretched = source.layout.broadcast_onto(&self.layout)?;
         let layout = (
             self.layout.shape(),
             self.layout.strides(),
