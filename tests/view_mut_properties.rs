@@ -300,10 +300,10 @@ fn run(start: &Start, seeds: &[(u8, bool, u64)], writes: &[u64]) -> Result<(), T
                     not_a_method
                 );
                 prop_assert_eq!(got.err(), Some(error.clone()), "dynamic {:?}", op);
-                if let Some(view) = &mut ranked {
-                    if let Some(got) = ranked_apply!(&op, view.reborrow(), no_broadcast) {
-                        prop_assert_eq!(got.err(), Some(error), "ranked {:?}", op);
-                    }
+                if let Some(view) = &mut ranked
+                    && let Some(got) = ranked_apply!(&op, view.reborrow(), no_broadcast)
+                {
+                    prop_assert_eq!(got.err(), Some(error), "ranked {:?}", op);
                 }
             }
             Ok(models) if models.is_empty() => {}
@@ -364,10 +364,10 @@ fn run(start: &Start, seeds: &[(u8, bool, u64)], writes: &[u64]) -> Result<(), T
             "dynamic {:?}",
             write
         );
-        if let Some(view) = &mut ranked {
-            if let Some(got) = ranked_write(&write, &mut view.reborrow(), &values) {
-                prop_assert_eq!(got, want, "ranked {:?}", write);
-            }
+        if let Some(view) = &mut ranked
+            && let Some(got) = ranked_write(&write, &mut view.reborrow(), &values)
+        {
+            prop_assert_eq!(got, want, "ranked {:?}", write);
         }
         // Reads through the views see the model's values (an empty view
         // whose shape has no row-major layout has no owner: ShapeOverflow).

@@ -281,7 +281,7 @@ pub fn expected_split_at(model: &Model, axis: usize, index: usize) -> Result<[Mo
 pub fn expected_chunk(model: &Model, axis: usize, parts: usize) -> Result<Vec<Model>, E> {
     expect_axis(axis, model.rank())?;
     let extent = model.shape[axis];
-    if parts == 0 || extent % parts != 0 {
+    if parts == 0 || !extent.is_multiple_of(parts) {
         return Err(E::UnevenChunk {
             axis,
             extent,

@@ -55,7 +55,10 @@ fn divisor(n: usize, stream: &mut Stream) -> usize {
     } else {
         (1..=n).collect()
     };
-    let divisors: Vec<usize> = candidates.into_iter().filter(|d| n % d == 0).collect();
+    let divisors: Vec<usize> = candidates
+        .into_iter()
+        .filter(|d| n.is_multiple_of(*d))
+        .collect();
     divisors[stream.below(divisors.len())]
 }
 

@@ -10,10 +10,11 @@ use crate::tensor::traverse::alloc::try_buffer;
 use crate::tensor::traverse::copy::copy;
 use crate::tensor::traverse::sink::SliceSink;
 
-/// The values of a checked layout over `data`, copied row-major into a new buffer.
-pub(crate) fn materialized<D: Dims, T: Copy>(
-    data: &[T],
+/// A new row-major owner of `layout`'s shape, its values appended by
+/// `fill` to a buffer reserved with `try_reserve`.
+pub(crate) fn fresh_owner<D: Dims, T>(
     layout: &Layout<D>,
+    fill: impl FnOnce(&mut Vec<T>),
 ) -> Result<(Layout<D>, Vec<T>), TensorViewError> {
     // An empty view whose shape has no row-major layout (the transpose of
     // `[usize::MAX / 2, 3, 0]`) cannot have an owner: `ShapeOverflow`.
@@ -21,14 +22,24 @@ pub(crate) fn materialized<D: Dims, T: Copy>(
     let mut values = try_buffer(layout.len).map_err(|failed| TensorError::AllocationFailed {
         elements: failed.elements,
     })?;
-    copy(
-        data,
-        layout.shape(),
-        layout.strides(),
-        layout.base_offset,
-        &mut values,
-    );
+    fill(&mut values);
     Ok((fresh, values))
+}
+
+/// The values of a checked layout over `data`, copied row-major into a new buffer.
+pub(crate) fn materialized<D: Dims, T: Copy>(
+    data: &[T],
+    layout: &Layout<D>,
+) -> Result<(Layout<D>, Vec<T>), TensorViewError> {
+    fresh_owner(layout, |values| {
+        copy(
+            data,
+            layout.shape(),
+            layout.strides(),
+            layout.base_offset,
+            values,
+        );
+    })
 }
 
 /// Copies a checked layout over `data` into `out`, an owner of shape `out_shape`.

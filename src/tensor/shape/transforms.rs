@@ -4,7 +4,7 @@
 //! chunks, and the overlap check of mutable views.
 
 use super::dims::Dims;
-use super::layout::{Layout, check_axis, narrowed_len, row_major_strides};
+use super::layout::{Layout, check_axis, narrowed_len};
 use crate::tensor::error::{TensorError, TensorViewError};
 use std::ops::Range;
 
@@ -108,14 +108,7 @@ impl<D: Dims> Layout<D> {
     /// Errors in reshape's order (overflow, element count), then
     /// `NonStrideCompatibleReshape`.
     pub(crate) fn reshape_strided<E: Dims>(&self, shape: E) -> Result<Layout<E>, TensorViewError> {
-        let mut strides = E::zeros(shape.as_slice().len());
-        let requested = row_major_strides(shape.as_slice(), strides.as_mut_slice())?;
-        if requested != self.len {
-            return Err(TensorViewError::ReshapeElementCountMismatch {
-                current: self.len,
-                requested,
-            });
-        }
+        let mut strides = self.strides_for_count(&shape)?;
         if self.len != 0 && self.rank() != 0 {
             view_strides(
                 self.shape(),
@@ -307,7 +300,7 @@ impl<D: Dims> Layout<D> {
     pub(crate) fn chunk<const N: usize>(&self, axis: usize) -> Result<[Self; N], TensorViewError> {
         check_axis(axis, self.rank())?;
         let extent = self.shape()[axis];
-        if N == 0 || extent % N != 0 {
+        if N == 0 || !extent.is_multiple_of(N) {
             return Err(TensorViewError::UnevenChunk {
                 axis,
                 extent,

@@ -29,15 +29,16 @@ pub(super) fn stage_transposed<F: Float, S: Simd>(
         if let Some(&v4) = any.downcast_ref::<pulp::x86::V4>() {
             let (data, base, stride) = (source.data, source.base, source.lane_stride);
             if let (Some(data), Some(panel)) = (F::as_f32(data), F::as_f32_mut(panel)) {
-                if width % 16 == 0 && depth % 16 == 0 {
+                if width.is_multiple_of(16) && depth.is_multiple_of(16) {
                     x86::blocks_f32(v4, data, base, stride, width, depth, panel);
                     return true;
                 }
-            } else if let (Some(data), Some(panel)) = (F::as_f64(data), F::as_f64_mut(panel)) {
-                if width % 8 == 0 && depth % 8 == 0 {
-                    x86::blocks_f64(v4, data, base, stride, width, depth, panel);
-                    return true;
-                }
+            } else if let (Some(data), Some(panel)) = (F::as_f64(data), F::as_f64_mut(panel))
+                && width.is_multiple_of(8)
+                && depth.is_multiple_of(8)
+            {
+                x86::blocks_f64(v4, data, base, stride, width, depth, panel);
+                return true;
             }
         }
     }
