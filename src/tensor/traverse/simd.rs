@@ -20,7 +20,8 @@
 //! (`rayon::current_num_threads()`): the global pool, sized by the
 //! `RAYON_NUM_THREADS` environment variable (else one thread per logical
 //! CPU), or the pool of an enclosing `ThreadPool::install`. Work below
-//! [`PARALLEL_MIN_FLOPS`] stays on the calling thread.
+//! [`PARALLEL_MIN_FLOPS`] (memory-bound kernels: their bytes moved, at
+//! [`FLOPS_PER_BYTE`] each) stays on the calling thread.
 
 use pulp::{Simd, WithSimd};
 use std::cell::Cell;
@@ -101,6 +102,19 @@ pub(crate) fn threads_for(flops: u64, tuning: KernelTuning) -> usize {
     } else {
         rayon::current_num_threads().max(1)
     }
+}
+
+/// What one byte a memory-bound kernel reads or writes (copies, reductions)
+/// counts for against the flop threshold: moving a byte through memory
+/// costs about what four flops of the matmul kernel do here (~20 GB/s of
+/// cache-missing copy against ~80 GFLOP/s per core), so such kernels go to
+/// the threads from about 1 MiB of traffic ([`PARALLEL_MIN_FLOPS`] / 4).
+pub(crate) const FLOPS_PER_BYTE: u64 = 4;
+
+/// How many threads a memory-bound kernel moving `bytes` (read plus
+/// written) may use: [`threads_for`] of their [`FLOPS_PER_BYTE`] worth.
+pub(crate) fn threads_for_bytes(bytes: usize, tuning: KernelTuning) -> usize {
+    threads_for((bytes as u64).saturating_mul(FLOPS_PER_BYTE), tuning)
 }
 
 /// The instruction set a kernel call runs with, detected once per call.
