@@ -89,7 +89,7 @@ pub(crate) fn copy_fresh<T: Copy + Send + Sync>(
 ) -> Result<Vec<T>, AllocationFailed> {
     let plan = Plan::new(shape, [strides], [base]);
     let threads = copy_threads::<T>(&plan);
-    if threads <= 1 {
+    if threads <= 1 || plan.len == 0 {
         let mut values = try_buffer(plan.len)?;
         copy_plan(data, &plan, &mut values);
         return Ok(values);
