@@ -18,7 +18,7 @@
 //! so any split gives the same values.
 
 use super::alloc::{AllocationFailed, try_buffer, try_filled_parallel};
-use super::parallel::for_each_block;
+use super::parallel::{Split, for_each_block};
 use super::plan::{Plan, advance, run_iter};
 use super::simd::{threads_for_bytes, tuning};
 use super::sink::{Sink, SliceSink};
@@ -44,7 +44,10 @@ const MIN_TILED_BYTES: usize = 1 << 17;
 /// Shortest extents worth tiling; below this a plain gather is as fast.
 const MIN_TILE_EXTENT: usize = 16;
 
-/// How [`copy`] walks a layout: data a test can inspect.
+/// Fewest values a task of an untiled threaded copy gets (32 KiB of f64).
+const MIN_BLOCK_VALUES: usize = 4096;
+
+/// How [`copy_plan`] walks a layout: data a test can inspect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum CopyStrategy {
     /// Whole innermost runs: a slice copy when dense, a fill when stride 0,
@@ -130,11 +133,19 @@ fn copy_blocks<T: Copy + Send + Sync>(data: &[T], plan: &Plan<1>, out: &mut [T],
         CopyStrategy::Tiled { axis } if axis + 1 == plan.outer_axes().len()
     );
     if tiled_last {
-        for_each_block(out, plan.run_len, threads, |runs, block| {
+        let split = Split {
+            unit: plan.run_len,
+            min_units: MIN_TILE_EXTENT,
+        };
+        for_each_block(out, split, threads, |runs, block| {
             tiled_runs(data, plan, runs, block);
         });
     } else {
-        for_each_block(out, 1, threads, |range, block| {
+        let split = Split {
+            unit: 1,
+            min_units: MIN_BLOCK_VALUES,
+        };
+        for_each_block(out, split, threads, |range, block| {
             let sink = &mut SliceSink::new(block);
             let [stride] = plan.run_strides;
             plan.for_each_run_in(range, |[start], count| {

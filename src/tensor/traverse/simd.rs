@@ -154,6 +154,43 @@ impl Dispatch {
     }
 }
 
+/// A kernel body written as plain scalar Rust that the compiler vectorizes
+/// (the reductions' folds): [`Dispatch::compile`] runs it inside a function
+/// compiled for the dispatched instruction set, so its loops get AVX2 or
+/// AVX-512 vectors. Vectorizing changes no value: the compiler keeps every
+/// operation's order and rounding (no reassociation, no fused multiply-add
+/// in Rust), it only computes independent elements side by side.
+///
+/// `run` and everything it calls on the hot path must be
+/// `#[inline(always)]` and free of closures that hold loops: only code
+/// inlined into the dispatched function is compiled with its features
+/// (rust-lang/rust#108338).
+pub(crate) trait Compiled {
+    /// What the body returns.
+    type Output;
+    /// The body (`#[inline(always)]` in every implementation).
+    fn run(self) -> Self::Output;
+}
+
+/// A [`Compiled`] body as a `pulp` [`WithSimd`] operation.
+struct Body<B>(B);
+
+impl<B: Compiled> WithSimd for Body<B> {
+    type Output = B::Output;
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, _simd: S) -> B::Output {
+        self.0.run()
+    }
+}
+
+impl Dispatch {
+    /// Runs `body` compiled for this instruction set (see [`Compiled`]).
+    #[inline(always)]
+    pub(crate) fn compile<B: Compiled>(self, body: B) -> B::Output {
+        self.run(Body(body))
+    }
+}
+
 /// `f32` or `f64` as lanes of `pulp`'s vectors: the operations the kernels
 /// use, each lane computing exactly what the scalar operation computes.
 pub trait Element: Copy + Send + Sync + 'static {

@@ -18,7 +18,7 @@ use crate::tensor::shape::layout::row_major_strides;
 use crate::tensor::shape::rank::{Rank, ReduceDim};
 use crate::tensor::traverse::Strided;
 use crate::tensor::traverse::groups::for_each_group;
-use crate::tensor::traverse::parallel::for_each_block;
+use crate::tensor::traverse::parallel::{Split, for_each_block};
 use crate::tensor::traverse::simd::{threads_for_bytes, tuning};
 
 /// Shortest dense group worth the two-pass search (as `max_axis`'s dense kernel).
@@ -92,7 +92,11 @@ fn argmax<F: Float>(input: Strided<'_, '_, F>, axis: usize, out: &mut [usize]) {
         .saturating_mul(extent)
         .saturating_mul(size_of::<F>());
     let threads = threads_for_bytes(read, tuning());
-    for_each_block(out, 1, threads, |groups, block| {
+    let split = Split {
+        unit: 1,
+        min_units: DENSE_MIN,
+    };
+    for_each_block(out, split, threads, |groups, block| {
         let first = groups.start;
         for_each_group(
             shape,

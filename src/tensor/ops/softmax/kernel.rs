@@ -22,7 +22,7 @@ use crate::tensor::shape::dims::{Dims, DynDims};
 use crate::tensor::shape::layout::row_major_strides;
 use crate::tensor::traverse::Strided;
 use crate::tensor::traverse::groups::for_each_group;
-use crate::tensor::traverse::parallel::for_each_block;
+use crate::tensor::traverse::parallel::{Split, for_each_block};
 use crate::tensor::traverse::plan::run_iter;
 use crate::tensor::traverse::sink::{Sink, SliceSink};
 use std::ops::Range;
@@ -97,7 +97,8 @@ pub(crate) fn softmax_blocks<F: Float>(
         SoftmaxStrategy::Dense | SoftmaxStrategy::Gathered => 1,
     };
     let unit = groups * geometry.extent;
-    for_each_block(out, unit, threads, |units, block| {
+    let split = Split { unit, min_units: 1 };
+    for_each_block(out, split, threads, |units, block| {
         let sink = &mut SliceSink::new(block);
         geometry.groups(
             units.start * groups..units.end * groups,
