@@ -107,11 +107,184 @@ class Layout:
     def contiguous(self):
         return is_contiguous(self.shape, self.strides)
 
+    # ---- the view operations beyond reshape / transpose / permute / slice
+    # (src/tensor/shape/transforms.rs; every product checked against usize)
+
+    def count(self):
+        return count(self.shape)
+
+    def _axis(self, axis, rank=None):
+        rank = len(self.shape) if rank is None else rank
+        if axis >= rank:
+            raise OurError("AxisOutOfBounds { axis: %d, rank: %d }" % (axis, rank))
+
+    def split_axis(self, axis, outer, inner):
+        self._axis(axis)
+        extent, stride = self.shape[axis], self.strides[axis]
+        if outer * inner != extent:
+            raise OurError(
+                "SplitAxisMismatch { axis: %d, extent: %d, requested: [%d, %d] }"
+                % (axis, extent, outer, inner)
+            )
+        outer_stride = inner * stride
+        if outer_stride > USIZE_MAX:  # never stepped along when outer <= 1 or empty
+            if not (outer <= 1 or self.count() == 0):
+                raise OurError("Tensor(ShapeOverflow)")
+            outer_stride = 0
+        shape = self.shape[:axis] + [outer, inner] + self.shape[axis + 1:]
+        strides = self.strides[:axis] + [outer_stride, stride] + self.strides[axis + 1:]
+        return Layout(shape, strides, self.offset)
+
+    def merge_axes(self, axis):
+        self._axis(min(axis + 1, USIZE_MAX))
+        (outer, inner), (so, si) = self.shape[axis:axis + 2], self.strides[axis:axis + 2]
+        if not (outer <= 1 or inner <= 1 or si * inner == so or self.count() == 0):
+            raise OurError(
+                "NonMergeableAxes { axis: %d, extents: [%d, %d], strides: [%d, %d] }"
+                % (axis, outer, inner, so, si)
+            )
+        if outer * inner > USIZE_MAX:
+            raise OurError("Tensor(ShapeOverflow)")
+        stride = so if inner <= 1 else si
+        shape = self.shape[:axis] + [outer * inner] + self.shape[axis + 2:]
+        strides = self.strides[:axis] + [stride] + self.strides[axis + 2:]
+        return Layout(shape, strides, self.offset)
+
+    def reshape_strided(self, shape):
+        """PyTorch's `view` rule: ATen's computeStride (TensorUtils.cpp)."""
+        strides, requested = row_major(shape)
+        current = self.count()
+        if requested != current:
+            raise OurError(
+                "ReshapeElementCountMismatch { current: %d, requested: %d }" % (current, requested)
+            )
+        if current == 0 or not self.shape:
+            return Layout(shape, strides, self.offset)
+        old, olds = self.shape, self.strides
+        view_d, last = len(shape), len(old) - 1
+        base, tensor_numel, view_numel = olds[last], 1, 1
+        for d in reversed(range(len(old))):
+            tensor_numel *= old[d]
+            if d == 0 or (old[d - 1] != 1 and olds[d - 1] != tensor_numel * base):
+                while view_d > 0 and (view_numel < tensor_numel or shape[view_d - 1] == 1):
+                    strides[view_d - 1] = min(view_numel * base, USIZE_MAX)
+                    view_numel *= shape[view_d - 1]
+                    view_d -= 1
+                if view_numel != tensor_numel:
+                    wide = [a for a in range(d, last + 1) if old[a] != 1]
+                    raise OurError(
+                        "NonStrideCompatibleReshape { axes: [%d, %d], elements: %d }"
+                        % (wide[0], wide[-1], tensor_numel)
+                    )
+                if d > 0:
+                    last, base, tensor_numel, view_numel = d - 1, olds[d - 1], 1, 1
+        return Layout(shape, strides, self.offset)
+
+    def unsqueeze(self, axis):
+        rank = len(self.shape)
+        self._axis(axis, rank + 1)
+        stride = min(self.strides[axis] * self.shape[axis], USIZE_MAX) if axis < rank else 1
+        return Layout(
+            self.shape[:axis] + [1] + self.shape[axis:],
+            self.strides[:axis] + [stride] + self.strides[axis:],
+            self.offset,
+        )
+
+    def squeeze(self, axis):
+        self._axis(axis)
+        if self.shape[axis] != 1:
+            raise OurError(
+                "SqueezeNonUnitAxis { axis: %d, extent: %d }" % (axis, self.shape[axis])
+            )
+        return Layout(
+            self.shape[:axis] + self.shape[axis + 1:],
+            self.strides[:axis] + self.strides[axis + 1:],
+            self.offset,
+        )
+
+    def select(self, axis, index):
+        self._axis(axis)
+        if index >= self.shape[axis]:
+            raise OurError(
+                "Tensor(IndexOutOfBounds { axis: %d, index: %d, dimension: %d })"
+                % (axis, index, self.shape[axis])
+            )
+        offset = self.offset + index * self.strides[axis] if self.count() else self.offset
+        return Layout(
+            self.shape[:axis] + self.shape[axis + 1:],
+            self.strides[:axis] + self.strides[axis + 1:],
+            offset,
+        )
+
+    def broadcast_to(self, target):
+        rank, target_rank = len(self.shape), len(target)
+        if target_rank < rank:
+            raise OurError(
+                "BroadcastRankTooSmall { rank: %d, target_rank: %d }" % (rank, target_rank)
+            )
+        pad = target_rank - rank
+        strides = [0] * target_rank
+        for k, (extent, stride) in enumerate(zip(self.shape, self.strides)):
+            wanted = target[pad + k]
+            if extent == wanted:
+                strides[pad + k] = stride
+            elif extent != 1:
+                raise OurError(
+                    "IncompatibleBroadcast { axis: %d, extent: %d, target: %d }"
+                    % (pad + k, extent, wanted)
+                )
+        row_major(target)  # the target's overflow
+        return Layout(target, strides, self.offset)
+
+    def slice_step(self, axis, start, end, step):
+        layout = self.slice(axis, start, end)
+        if step == 0:
+            raise OurError("ZeroSliceStep { axis: %d }" % axis)
+        layout.shape[axis] = -(-(end - start) // step)
+        stride = self.strides[axis] * step
+        if stride > USIZE_MAX:
+            if not (layout.shape[axis] <= 1 or layout.count() == 0):
+                raise OurError("Tensor(ShapeOverflow)")
+            stride = 0
+        layout.strides = list(layout.strides)
+        layout.strides[axis] = stride
+        return layout
+
+    def chunk(self, axis, parts):
+        self._axis(axis)
+        extent = self.shape[axis]
+        if parts == 0 or extent % parts:
+            raise OurError(
+                "UnevenChunk { axis: %d, extent: %d, chunks: %d }" % (axis, extent, parts)
+            )
+        size = extent // parts
+        return [self.slice(axis, k * size, (k + 1) * size) for k in range(parts)]
+
+    def split_at(self, axis, index):
+        extent = self.shape[axis] if axis < len(self.shape) else 0
+        return [self.slice(axis, 0, index), self.slice(axis, index, extent)]
+
     def offsets(self):
         result = []
         for index in np.ndindex(*self.shape):
             result.append(self.offset + sum(i * s for i, s in zip(index, self.strides)))
         return result
+
+
+def draw_chain(rng, layout, random_step, apply, stop=lambda layout: False):
+    """The steps of one random chain from `layout` (1 to 6 of them), ending
+    early at the first one our rules refuse or after which `stop` holds."""
+    steps = []
+    for _ in range(rng.randrange(1, 7)):
+        step = random_step(rng, layout)
+        steps.append(step)
+        try:
+            layout = apply(layout, step)
+        except OurError:
+            break
+        if stop(layout):
+            break
+    return steps
 
 
 def our_broadcast(left, right):

@@ -141,6 +141,12 @@ fn one_to_four_rows_split_over_columns_or_rows() -> TestResult {
         both_right_layouts_everywhere::<f32>([m, 300, 333], |x| x as f32)?;
         both_right_layouts_everywhere::<f64>([m, 70, 200], |x| x)?;
     }
+    // One row against x·Wᵀ with k a multiple of 16: whole 16-column blocks
+    // transposed in registers and consumed at once (AVX-512, f32), the
+    // rest of the columns staged; 300 columns split over threads.
+    for size in [[1, 96, 77], [1, 768, 300]] {
+        both_right_layouts_everywhere::<f32>(size, |x| x as f32)?;
+    }
     Ok(())
 }
 

@@ -93,7 +93,7 @@ fn permutation(keys: &[u8], flaw: u8, rank: usize) -> Vec<usize> {
     let mut axes: Vec<usize> = (0..rank).collect();
     axes.sort_by_key(|&a| (keys[a], a));
     match flawed(flaw) {
-        Some(0) if rank > 0 && flaw % 2 == 0 => {
+        Some(0) if rank > 0 && flaw.is_multiple_of(2) => {
             axes.pop();
         }
         Some(0) => axes.push(rank),

@@ -262,7 +262,7 @@ fn a_scalar_has_no_axis_to_reduce() -> TestResult {
 /// magnitudes from 1e-3 to 1e16, both signs, and one signed zero.
 fn awkward(n: usize) -> f64 {
     let scale = [1e16, 1.0, 1e-3, 3.0e8, 0.1][n % 5];
-    let sign = if (n * 7) % 3 == 0 { -1.0 } else { 1.0 };
+    let sign = if (n * 7).is_multiple_of(3) { -1.0 } else { 1.0 };
     if n == 17 {
         -0.0
     } else {

@@ -20,6 +20,8 @@
 //! drawn from seeds); this file runs them and holds the properties.
 
 mod common;
+#[path = "common/layouts.rs"]
+mod layouts;
 #[path = "view_properties/model.rs"]
 mod model;
 #[path = "view_properties/ranked.rs"]
@@ -266,10 +268,7 @@ fn run_strided(
 ) -> Result<(), TestCaseError> {
     let (shape, strides, base) = layout;
     // The model: each coordinate's offset by plain arithmetic.
-    let offsets: Vec<usize> = coordinates(shape)
-        .iter()
-        .map(|c| base + c.iter().zip(strides).map(|(i, s)| i * s).sum::<usize>())
-        .collect();
+    let offsets = layouts::strided_offsets(shape, strides, *base);
     let needed = offsets.iter().max().map_or(0, |last| last + 1);
     let data = distinct_values(needed + slack);
     if needed > 0 {
@@ -299,19 +298,7 @@ fn run_strided(
 }
 
 fn shapes() -> impl Strategy<Value = Vec<usize>> {
-    prop::collection::vec(0_usize..=5, 0..=5)
-}
-
-/// Shape, strides (0–7 each) and base offset (0–5) of a borrowed layout.
-fn strided_layouts() -> impl Strategy<Value = (Vec<usize>, Vec<usize>, usize)> {
-    shapes().prop_flat_map(|shape| {
-        let rank = shape.len();
-        (
-            Just(shape),
-            prop::collection::vec(0_usize..=7, rank),
-            0_usize..=5,
-        )
-    })
+    layouts::shapes(5, 5)
 }
 
 proptest! {
@@ -341,7 +328,7 @@ proptest! {
     /// request on them behaves as on the model.
     #[test]
     fn strided_views_over_borrowed_data_agree_with_the_model(
-        layout in strided_layouts(),
+        layout in layouts::strided_layouts(5, 5),
         slack in 0_usize..3,
         seeds in prop::collection::vec((any::<u8>(), any::<bool>(), any::<u64>()), 0..8),
     ) {

@@ -155,7 +155,7 @@ fn whole_number(flag: &str, text: &str) -> Result<usize, FlagsError> {
 
 /// The size checks of [`parse`], on numbers that are all at least 1.
 fn check(batch: usize, seq: usize, heads: usize, width: usize) -> Result<Config, FlagsError> {
-    if width % heads != 0 {
+    if !width.is_multiple_of(heads) {
         return Err(FlagsError::Usage(format!(
             "--width {width} is not a multiple of --heads {heads}: each head needs the same whole \
              width D = C / H (GPT-2 small: 768 / 12 = 64)"

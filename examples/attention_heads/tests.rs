@@ -101,7 +101,11 @@ fn only_the_announced_views_are_copied() {
             refused("V"),
             (
                 "Y.….merge_axes(2)".to_string(),
-                TensorViewError::NonMergeableAxes { axis: 2 }
+                TensorViewError::NonMergeableAxes {
+                    axis: 2,
+                    extents: [3, 4],
+                    strides: [20, 1]
+                }
             )
         ]
     );

@@ -142,18 +142,32 @@ pub enum TensorViewError {
     },
     /// `merge_axes`: `axis` and `axis + 1` are not chained in memory.
     #[error(
-        "merge_axes: axes {axis} and {} are not adjacent in memory (stride[{axis}] != stride[{}] * extent[{}]); materialize() first",
-        axis + 1, axis + 1, axis + 1
+        "merge_axes: axes {axis} and {} (extents {extents:?}, strides {strides:?}) are not adjacent in memory: stride {} is not {} * {}; materialize() first",
+        axis + 1, strides[0], strides[1], extents[1]
     )]
     NonMergeableAxes {
         /// The first of the two axes.
         axis: usize,
+        /// The extents of `axis` and `axis + 1`.
+        extents: [usize; 2],
+        /// The strides of `axis` and `axis + 1`.
+        strides: [usize; 2],
     },
-    /// `reshape_strided`: the new shape needs a copy under PyTorch's `view` rule.
+    /// `reshape_strided`: the new shape needs a copy under PyTorch's `view`
+    /// rule. The view's axes `axes[0]..=axes[1]` (the first and last of
+    /// extent above 1) are one run in memory (their strides chain) holding
+    /// `elements` values, and the requested shape's axes, multiplied from
+    /// the right, pass that count without meeting it.
     #[error(
-        "reshape_strided: the view's strides cannot express the requested shape without a copy (PyTorch's view rule); materialize() first"
+        "reshape_strided: axes {}..={} of the view are one run of {elements} elements in memory, and no run of consecutive requested axes holds exactly {elements} (PyTorch's view rule); materialize() first",
+        axes[0], axes[1]
     )]
-    NonStrideCompatibleReshape,
+    NonStrideCompatibleReshape {
+        /// The first and the last axis of the view's run, inclusive.
+        axes: [usize; 2],
+        /// The number of elements in that run.
+        elements: usize,
+    },
     /// `squeeze` of an axis whose extent is not 1.
     #[error("squeeze: axis {axis} has extent {extent}, only an extent-1 axis can be removed")]
     SqueezeNonUnitAxis {

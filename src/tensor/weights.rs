@@ -208,10 +208,10 @@ impl<'a> Weights<'a> {
                 actual_bytes: bytes.len(),
             });
         }
-        if cfg!(target_endian = "little") {
-            if let Ok(values) = bytemuck::try_cast_slice::<u8, T>(bytes) {
-                return Ok(Weight::Borrowed(View::from_slice(values, shape)?));
-            }
+        if cfg!(target_endian = "little")
+            && let Ok(values) = bytemuck::try_cast_slice::<u8, T>(bytes)
+        {
+            return Ok(Weight::Borrowed(View::from_slice(values, shape)?));
         }
         Ok(Weight::Copied(copy_values(bytes, shape)?))
     }

@@ -75,7 +75,7 @@ pub fn owner<F: Elem>(
             let mut group = c.clone();
             group.remove(axis);
             let id = group.iter().fold(0, |id, &i| id * 8 + i);
-            if mix(seed ^ 0x5eed, id) % 3 == 0 {
+            if mix(seed ^ 0x5eed, id).is_multiple_of(3) {
                 owner.as_mut_slice()[layout.offset(&c)] = F::neg_infinity();
             }
         }

@@ -40,16 +40,16 @@ impl Op {
 
 /// A layout as we report it: shape, strides in elements, base offset, contiguity.
 #[derive(Debug, Clone, PartialEq)]
-struct Layout {
-    shape: Vec<usize>,
-    strides: Vec<usize>,
-    offset: usize,
-    contiguous: bool,
+pub struct Layout {
+    pub shape: Vec<usize>,
+    pub strides: Vec<usize>,
+    pub offset: usize,
+    pub contiguous: bool,
 }
 
 impl Layout {
     /// `<shape> <strides> <offset> <contiguous 0|1>`.
-    fn parse(text: &str) -> Self {
+    pub fn parse(text: &str) -> Self {
         let words: Vec<&str> = text.split_whitespace().collect();
         Layout {
             shape: fixture::shape(words[0]),
@@ -59,7 +59,7 @@ impl Layout {
         }
     }
 
-    fn of_dyn(view: &DynView<'_>) -> Self {
+    pub fn of_dyn(view: &DynView<'_>) -> Self {
         Layout {
             shape: view.shape().to_vec(),
             strides: view.strides().to_vec(),
@@ -79,7 +79,7 @@ impl Layout {
 }
 
 /// Our layout or the `Debug` of our error.
-type Outcome = Result<Layout, String>;
+pub type Outcome = Result<Layout, String>;
 
 fn outcome(keyword: &str, rest: &str) -> Outcome {
     if keyword == "ok" {
@@ -138,7 +138,7 @@ fn iota(shape: &[usize]) -> Vec<f64> {
         .collect()
 }
 
-fn record<V>(
+pub fn record<V>(
     steps: &mut Vec<Outcome>,
     result: Result<V, impl std::fmt::Debug>,
     layout: impl Fn(&V) -> Layout,

@@ -145,8 +145,7 @@ impl<T: Copy> DynViewMut<'_, T> {
         source: &DynView<'_, U>,
         f: impl FnMut(T, U) -> T,
     ) -> Result<(), TensorViewError> {
-        let target = DynDims::from_slice(self.layout.shape());
-        let stretched = source.layout.broadcast_to(target)?;
+        let stretched = source.layout.broadcast_onto(&self.layout)?;
         write_cells(self.data, &self.layout, source.data, &stretched, f);
         Ok(())
     }

@@ -187,7 +187,7 @@ macro_rules! axis_iters {
         {
             crate::tensor::shape::layout::check_axis(axis, $s.layout.rank())?;
             let (extent, stride) = ($s.layout.shape()[axis], $s.layout.strides()[axis]);
-            let layout = $s.layout.without_axis(axis, $s.layout.base_offset);
+            let layout = $s.layout.axis_piece(axis);
             let first = <$Item>::from_parts_unchecked($s.data, layout);
             Ok(crate::tensor::AxisIter::new(first, <$Item>::piece, stride, extent))
         }

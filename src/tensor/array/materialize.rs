@@ -6,22 +6,32 @@ use super::view::View;
 use crate::tensor::error::{TensorError, TensorViewError};
 use crate::tensor::shape::dims::Dims;
 use crate::tensor::shape::layout::Layout;
+use crate::tensor::traverse::alloc::AllocationFailed;
 use crate::tensor::traverse::copy::{copy_fresh, copy_into};
+
+/// A new row-major owner of `layout`'s shape and the values `make` returns
+/// (exactly `layout.len`, in a buffer reserved with `try_reserve`).
+pub(crate) fn fresh_owner<D: Dims, T>(
+    layout: &Layout<D>,
+    make: impl FnOnce() -> Result<Vec<T>, AllocationFailed>,
+) -> Result<(Layout<D>, Vec<T>), TensorViewError> {
+    // An empty view whose shape has no row-major layout (the transpose of
+    // `[usize::MAX / 2, 3, 0]`) cannot have an owner: `ShapeOverflow`.
+    let fresh = Layout::row_major(layout.shape.clone())?;
+    let values = make().map_err(|failed| TensorError::AllocationFailed {
+        elements: failed.elements,
+    })?;
+    Ok((fresh, values))
+}
 
 /// The values of a checked layout over `data`, copied row-major into a new buffer.
 pub(crate) fn materialized<D: Dims, T: Copy + Send + Sync>(
     data: &[T],
     layout: &Layout<D>,
 ) -> Result<(Layout<D>, Vec<T>), TensorViewError> {
-    // An empty view whose shape has no row-major layout (the transpose of
-    // `[usize::MAX / 2, 3, 0]`) cannot have an owner: `ShapeOverflow`.
-    let fresh = Layout::row_major(layout.shape.clone())?;
-    let values = copy_fresh(data, layout.shape(), layout.strides(), layout.base_offset).map_err(
-        |failed| TensorError::AllocationFailed {
-            elements: failed.elements,
-        },
-    )?;
-    Ok((fresh, values))
+    fresh_owner(layout, || {
+        copy_fresh(data, layout.shape(), layout.strides(), layout.base_offset)
+    })
 }
 
 /// Copies a checked layout over `data` into `out`, an owner of shape `out_shape`.

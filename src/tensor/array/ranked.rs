@@ -70,7 +70,9 @@ macro_rules! ranked_transforms {
         /// # Errors
         /// As for `reshape` (overflow, then element count), then
         /// `TensorViewError::NonStrideCompatibleReshape` when the strides
-        /// cannot express the shape (e.g. flattening a transposed matrix).
+        /// cannot express the shape (e.g. flattening a transposed matrix),
+        /// naming the view's run of chained axes that the new axes do not
+        /// cover exactly and its element count.
         ///
         #[doc = concat!("```\n", $setup, "\nlet q = ", $view, ".slice(1, 0..2)?; // [2, 2], strides [3, 1]: not contiguous\nassert_eq!(q.reshape_strided([2, 2, 1])?.strides(), &[3, 1, 1]);\nassert!(", $view, ".transpose(0, 1)?.reshape_strided([6]).is_err());\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
         pub fn reshape_strided<const S: usize>(
@@ -125,12 +127,15 @@ macro_rules! ranked_transforms {
 
         /// Axes `axis` and `axis + 1` become one when their strides chain
         /// (`stride[axis] == stride[axis + 1] * shape[axis + 1]`, or either
-        /// extent is at most 1). GPT-2 `merge_heads` after the permute back:
+        /// extent is at most 1, or the view is empty): exactly when
+        /// `reshape_strided` to the merged shape succeeds. ≈ PyTorch
+        /// `flatten(axis, axis + 1)` without its copy. GPT-2 `merge_heads` after the permute back:
         /// `[B, T, H, D]` -> `[B, T, C]`. Rank `R - 1`.
         ///
         /// # Errors
         /// `TensorViewError::AxisOutOfBounds` naming `axis + 1` when the pair
-        /// does not exist, then `TensorViewError::NonMergeableAxes`.
+        /// does not exist, then `TensorViewError::NonMergeableAxes` with both
+        /// extents and strides.
         ///
         #[doc = concat!("```\n", $setup, "\nassert_eq!(", $view, ".merge_axes(0)?.shape(), &[6]);\nassert!(", $view, ".transpose(0, 1)?.merge_axes(0).is_err());\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
         pub fn merge_axes<const S: usize>(

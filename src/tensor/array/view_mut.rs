@@ -2,11 +2,14 @@
 //! for writing in place (a KV cache position, a residual add, a mask).
 
 use super::iter::{axis_iters, piece_maker};
+use super::materialize::fresh_owner;
 use super::owned::Tensor;
 use super::ranked::ranked_transforms;
 use super::shared::{layout_getters, view_transforms};
 use super::view::AsView;
-use crate::tensor::error::{TensorError, TensorViewError};
+#[cfg(doc)]
+use crate::tensor::error::TensorError;
+use crate::tensor::error::TensorViewError;
 use crate::tensor::shape::dims::Dims;
 use crate::tensor::shape::layout::Layout;
 use crate::tensor::shape::rank::{Rank, RankAtMost};
@@ -48,16 +51,15 @@ pub(crate) fn read_cells<D: Dims, T: Copy>(
     data: &[Cell<T>],
     layout: &Layout<D>,
 ) -> Result<(Layout<D>, Vec<T>), TensorViewError> {
-    let fresh = Layout::row_major(layout.shape.clone())?;
-    let mut values = try_buffer(layout.len).map_err(|failed| TensorError::AllocationFailed {
-        elements: failed.elements,
-    })?;
-    cells::read(
-        data,
-        (layout.shape(), layout.strides(), layout.base_offset),
-        &mut values,
-    );
-    Ok((fresh, values))
+    fresh_owner(layout, || {
+        let mut values = try_buffer(layout.len)?;
+        cells::read(
+            data,
+            (layout.shape(), layout.strides(), layout.base_offset),
+            &mut values,
+        );
+        Ok(values)
+    })
 }
 
 /// `x <- f(x, s)` over `layout` with `s` read through `source` (already
@@ -318,7 +320,7 @@ impl<const R: usize, T: Copy> ViewMut<'_, R, T> {
         Rank<M>: RankAtMost<Rank<R>>,
     {
         let source = source.as_view();
-        let stretched = source.layout.broadcast_to(self.layout.shape)?;
+        let stretched = source.layout.broadcast_onto(&self.layout)?;
         let layout = (
             self.layout.shape(),
             self.layout.strides(),
@@ -340,20 +342,7 @@ impl<const R: usize, T: Copy> ViewMut<'_, R, T> {
     /// # Errors
     /// [`TensorError::AllocationFailed`] (as `TensorViewError::Tensor`).
     pub fn materialize(&self) -> Result<Tensor<R, T>, TensorViewError> {
-        let fresh = Layout::row_major(self.layout.shape)?;
-        let mut values =
-            try_buffer(self.layout.len).map_err(|failed| TensorError::AllocationFailed {
-                elements: failed.elements,
-            })?;
-        let layout = (
-            self.layout.shape(),
-            self.layout.strides(),
-            self.layout.base_offset,
-        );
-        cells::read(self.data, layout, &mut values);
-        Ok(Tensor {
-            layout: fresh,
-            values,
-        })
+        let (layout, values) = read_cells(self.data, &self.layout)?;
+        Ok(Tensor { layout, values })
     }
 }

@@ -231,10 +231,10 @@ impl<D: Dims> Layout<D> {
         })
     }
 
-    /// Reinterprets a contiguous layout as `shape`: the requested shape's
-    /// overflow, then the element count, then contiguity (no copy is ever
-    /// implied); fresh row-major strides, same base offset.
-    pub(crate) fn reshape<E: Dims>(&self, shape: E) -> Result<Layout<E>, TensorViewError> {
+    /// The row-major strides of a requested `shape` holding this layout's
+    /// values: the shape's overflow first, then its element count (the
+    /// first two checks of every reshape).
+    pub(crate) fn strides_for_count<E: Dims>(&self, shape: &E) -> Result<E, TensorViewError> {
         let mut strides = E::zeros(shape.as_slice().len());
         let requested = row_major_strides(shape.as_slice(), strides.as_mut_slice())?;
         if requested != self.len {
@@ -243,6 +243,14 @@ impl<D: Dims> Layout<D> {
                 requested,
             });
         }
+        Ok(strides)
+    }
+
+    /// Reinterprets a contiguous layout as `shape`: the requested shape's
+    /// overflow, then the element count, then contiguity (no copy is ever
+    /// implied); fresh row-major strides, same base offset.
+    pub(crate) fn reshape<E: Dims>(&self, shape: E) -> Result<Layout<E>, TensorViewError> {
+        let strides = self.strides_for_count(&shape)?;
         if !self.is_contiguous() {
             return Err(TensorViewError::NonContiguousReshape);
         }

@@ -41,22 +41,25 @@ pub const MAX_RANK: usize = 8;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Rank<const R: usize>;
 
-/// A rank with an axis to remove: `Rank<R>` -> `Rank<R - 1>` for `R` in `1..=8`.
+/// A rank with an axis to remove: `Rank<R>` -> `Rank<R - 1>` for `R` in
+/// `1..=8`. The bound of `RemoveDim` reductions and of `squeeze`, `select`,
+/// `merge_axes` and the axis iterators.
 #[diagnostic::on_unimplemented(
-    message = "cannot remove an axis from a `{Self}` input: `RemoveDim` needs a rank from 1 to 8 (`MAX_RANK`)",
-    label = "`RemoveDim` needs an input of rank 1 to 8",
-    note = "rank 0: a scalar has no axis to reduce; read its value with `v.get([])?` instead",
-    note = "ranks above 8: call `.into_dyn()` on the view and use `llm_from_scratch::tensor::dynamic::{{sum_axis, mean_axis, max_axis}}(&v, axis, false)`",
-    note = "generic code over `R`: add the bound `Rank<R>: RemoveAxis<Smaller = Rank<S>>` and return `Tensor<S, _>`"
+    message = "cannot remove an axis from a `{Self}` input: `squeeze`, `select`, `merge_axes`, `axis_iter` and `RemoveDim` reductions need a rank from 1 to 8 (`MAX_RANK`)",
+    label = "removing an axis needs an input of rank 1 to 8",
+    note = "rank 0: a scalar has no axis to remove; read its value with `v.get([])?` instead",
+    note = "ranks above 8: call `.into_dyn()` on the view and use the same method of the `DynView`, or `llm_from_scratch::tensor::dynamic::{{sum_axis, mean_axis, max_axis}}(&v, axis, false)`",
+    note = "generic code over `R`: add the bound `Rank<R>: RemoveAxis<Smaller = Rank<S>>` and return `Tensor<S, _>` or `View<'_, S, _>`"
 )]
 pub trait RemoveAxis {
     /// The rank after removing one axis.
     type Smaller;
 }
 
-/// A rank with room for one more axis: `Rank<R>` -> `Rank<R + 1>` for `R` in `0..=7`.
+/// A rank with room for one more axis: `Rank<R>` -> `Rank<R + 1>` for `R`
+/// in `0..=7`. The bound of `unsqueeze` and `split_axis`.
 #[diagnostic::on_unimplemented(
-    message = "cannot add an axis to a `{Self}` view: the typed ranks stop at 8 (`MAX_RANK`)",
+    message = "cannot add an axis to a `{Self}` view: `unsqueeze` and `split_axis` need a rank from 0 to 7, the typed ranks stop at 8 (`MAX_RANK`)",
     label = "the result would have a rank above 8",
     note = "ranks above 8: call `.into_dyn()` and use the same method on the `DynView`",
     note = "generic code over `R`: add the bound `Rank<R>: InsertAxis<Larger = Rank<S>>`"

@@ -4,7 +4,7 @@
 //! chunks, and the overlap check of mutable views.
 
 use super::dims::Dims;
-use super::layout::{Layout, check_axis, narrowed_len, row_major_strides};
+use super::layout::{Layout, check_axis, narrowed_len};
 use crate::tensor::error::{TensorError, TensorViewError};
 use std::ops::Range;
 
@@ -52,10 +52,11 @@ impl<D: Dims> Layout<D> {
             });
         }
         // The outer stride is only ever multiplied by indices below `outer`;
-        // when `outer <= 1` it is never used, so an overflow there is harmless.
+        // when `outer <= 1`, or when the view is empty (any other extent 0),
+        // it is never used, so an overflow there is harmless.
         let outer_stride = match inner.checked_mul(stride) {
             Some(step) => step,
-            None if outer <= 1 || extent == 0 => 0,
+            None if outer <= 1 || self.len == 0 => 0,
             None => return Err(TensorError::ShapeOverflow.into()),
         };
         Ok(
@@ -69,14 +70,20 @@ impl<D: Dims> Layout<D> {
     }
 
     /// Axes `axis` and `axis + 1` become one when the strides allow it: either
-    /// extent is at most 1, or `stride[axis] == stride[axis + 1] * shape[axis + 1]`.
+    /// extent is at most 1, or `stride[axis] == stride[axis + 1] * shape[axis + 1]`,
+    /// or the view is empty (its strides are never used), exactly when
+    /// `reshape_strided` to the merged shape succeeds.
     pub(crate) fn merge_axes<E: Dims>(&self, axis: usize) -> Result<Layout<E>, TensorViewError> {
         check_axis(axis.saturating_add(1), self.rank())?;
         let (outer, inner) = (self.shape()[axis], self.shape()[axis + 1]);
         let (outer_stride, inner_stride) = (self.strides()[axis], self.strides()[axis + 1]);
         let chained = inner_stride.checked_mul(inner) == Some(outer_stride);
-        if !(outer <= 1 || inner <= 1 || chained) {
-            return Err(TensorViewError::NonMergeableAxes { axis });
+        if !(outer <= 1 || inner <= 1 || chained || self.len == 0) {
+            return Err(TensorViewError::NonMergeableAxes {
+                axis,
+                extents: [outer, inner],
+                strides: [outer_stride, inner_stride],
+            });
         }
         let extent = outer.checked_mul(inner).ok_or(TensorError::ShapeOverflow)?;
         let stride = if inner <= 1 {
@@ -101,22 +108,14 @@ impl<D: Dims> Layout<D> {
     /// Errors in reshape's order (overflow, element count), then
     /// `NonStrideCompatibleReshape`.
     pub(crate) fn reshape_strided<E: Dims>(&self, shape: E) -> Result<Layout<E>, TensorViewError> {
-        let mut strides = E::zeros(shape.as_slice().len());
-        let requested = row_major_strides(shape.as_slice(), strides.as_mut_slice())?;
-        if requested != self.len {
-            return Err(TensorViewError::ReshapeElementCountMismatch {
-                current: self.len,
-                requested,
-            });
-        }
+        let mut strides = self.strides_for_count(&shape)?;
         if self.len != 0 && self.rank() != 0 {
             view_strides(
                 self.shape(),
                 self.strides(),
                 shape.as_slice(),
                 strides.as_mut_slice(),
-            )
-            .ok_or(TensorViewError::NonStrideCompatibleReshape)?;
+            )?;
         }
         Ok(Layout {
             shape,
@@ -178,6 +177,23 @@ impl<D: Dims> Layout<D> {
         Ok(self.without_axis(axis, base))
     }
 
+    /// The layout at index 0 of `axis` without that axis: the template of
+    /// the pieces of `axis_iter`. An axis of extent 0 has no pieces; its
+    /// template is empty, because the other extents of an empty view need
+    /// not multiply to a `usize` (`[0, 2^33, 2^32]`).
+    pub(crate) fn axis_piece<E: Dims>(&self, axis: usize) -> Layout<E> {
+        let none = self.shape()[axis] == 0;
+        self.with_axes(self.rank() - 1, self.base_offset, |k| {
+            let source = if k < axis { k } else { k + 1 };
+            let extent = if none && k == 0 {
+                0
+            } else {
+                self.shape()[source]
+            };
+            (extent, self.strides()[source])
+        })
+    }
+
     /// The layout without `axis`, from `base_offset` (no checks).
     pub(crate) fn without_axis<E: Dims>(&self, axis: usize, base_offset: usize) -> Layout<E> {
         self.with_axes(self.rank() - 1, base_offset, |k| {
@@ -190,18 +206,42 @@ impl<D: Dims> Layout<D> {
     /// stride 0 and the target extent; equal extents keep their stride. The
     /// leftmost failing output axis is reported, then the target's overflow.
     pub(crate) fn broadcast_to<E: Dims>(&self, target: E) -> Result<Layout<E>, TensorViewError> {
-        let (rank, target_rank) = (self.rank(), target.as_slice().len());
+        let strides = self.stretched_strides(target.as_slice())?;
+        let len = super::layout::checked_len(target.as_slice())?;
+        Ok(Layout {
+            shape: target,
+            strides,
+            base_offset: self.base_offset,
+            len,
+        })
+    }
+
+    /// [`Layout::broadcast_to`] the shape of `target`, an existing (valid)
+    /// layout: a write destination. Its element count is already known, so
+    /// an empty destination whose shape has no row-major layout (a permuted
+    /// `[usize::MAX / 2, 3, 0]`) is no overflow.
+    pub(crate) fn broadcast_onto<E: Dims>(
+        &self,
+        target: &Layout<E>,
+    ) -> Result<Layout<E>, TensorViewError> {
+        Ok(Layout {
+            shape: target.shape.clone(),
+            strides: self.stretched_strides(target.shape())?,
+            base_offset: self.base_offset,
+            len: target.len,
+        })
+    }
+
+    /// The strides of this layout read as `target` (NumPy's rule), or the
+    /// error at the leftmost failing output axis.
+    fn stretched_strides<E: Dims>(&self, target: &[usize]) -> Result<E, TensorViewError> {
+        let (rank, target_rank) = (self.rank(), target.len());
         if target_rank < rank {
             return Err(TensorViewError::BroadcastRankTooSmall { rank, target_rank });
         }
         let padding = target_rank - rank;
         let mut strides = E::zeros(target_rank);
-        for (axis, (&wanted, stride)) in target
-            .as_slice()
-            .iter()
-            .zip(strides.as_mut_slice())
-            .enumerate()
-        {
+        for (axis, (&wanted, stride)) in target.iter().zip(strides.as_mut_slice()).enumerate() {
             let Some(source) = axis.checked_sub(padding) else {
                 continue;
             };
@@ -216,13 +256,7 @@ impl<D: Dims> Layout<D> {
                 });
             }
         }
-        let len = super::layout::checked_len(target.as_slice())?;
-        Ok(Layout {
-            shape: target,
-            strides,
-            base_offset: self.base_offset,
-            len,
-        })
+        Ok(strides)
     }
 
     /// `range` of `axis` taking every `step`-th index (`a[start:end:step]`):
@@ -240,13 +274,14 @@ impl<D: Dims> Layout<D> {
         }
         let extent = layout.shape()[axis].div_ceil(step);
         layout.shape.as_mut_slice()[axis] = extent;
-        // Only `extent - 1` steps are ever taken, and they stay inside the slice.
+        layout.len = narrowed_len(layout.shape());
+        // Only `extent - 1` steps are ever taken, and they stay inside the
+        // slice; an empty result takes none.
         layout.strides.as_mut_slice()[axis] = match self.strides()[axis].checked_mul(step) {
             Some(stride) => stride,
-            None if extent <= 1 => 0,
+            None if extent <= 1 || layout.len == 0 => 0,
             None => return Err(TensorError::ShapeOverflow.into()),
         };
-        layout.len = narrowed_len(layout.shape());
         Ok(layout)
     }
 
@@ -265,7 +300,7 @@ impl<D: Dims> Layout<D> {
     pub(crate) fn chunk<const N: usize>(&self, axis: usize) -> Result<[Self; N], TensorViewError> {
         check_axis(axis, self.rank())?;
         let extent = self.shape()[axis];
-        if N == 0 || extent % N != 0 {
+        if N == 0 || !extent.is_multiple_of(N) {
             return Err(TensorViewError::UnevenChunk {
                 axis,
                 extent,
@@ -312,16 +347,18 @@ impl<D: Dims> Layout<D> {
 }
 
 /// ATen's `computeStride`: strides for `new_shape` reading the same values
-/// as `old` in row-major order, or `None` when a group of chained old axes
-/// is not covered exactly by consecutive new axes. Non-empty, rank >= 1.
+/// as `old` in row-major order, or `NonStrideCompatibleReshape` naming the
+/// first run of chained old axes (from the right) that consecutive new axes
+/// do not cover exactly. Non-empty, rank >= 1.
 fn view_strides(
     old_shape: &[usize],
     old_strides: &[usize],
     new_shape: &[usize],
     new_strides: &mut [usize],
-) -> Option<()> {
+) -> Result<(), TensorViewError> {
     let mut view_d = new_shape.len();
-    let mut chunk_base_stride = *old_strides.last()?;
+    let mut chunk_last = old_shape.len() - 1;
+    let mut chunk_base_stride = old_strides[chunk_last];
     let (mut tensor_numel, mut view_numel) = (1_usize, 1_usize);
     for tensor_d in (0..old_shape.len()).rev() {
         tensor_numel *= old_shape[tensor_d];
@@ -335,16 +372,31 @@ fn view_strides(
                 view_numel *= new_shape[view_d - 1];
                 view_d -= 1;
             }
+            // With equal element counts every new axis is used up by the
+            // last run, so this is the only way to fail. The run holds more
+            // than one element then; it is named by its first and last axes
+            // of extent above 1 (an extent-1 axis at its edge may have any
+            // stride, so whether it joined the run says nothing).
             if view_numel != tensor_numel {
-                return None;
+                let wide = |&axis: &usize| old_shape[axis] != 1;
+                let run = tensor_d..=chunk_last;
+                return Err(TensorViewError::NonStrideCompatibleReshape {
+                    axes: [
+                        run.clone().find(wide).unwrap_or(tensor_d),
+                        run.rev().find(wide).unwrap_or(chunk_last),
+                    ],
+                    elements: tensor_numel,
+                });
             }
             if tensor_d > 0 {
-                chunk_base_stride = old_strides[tensor_d - 1];
+                chunk_last = tensor_d - 1;
+                chunk_base_stride = old_strides[chunk_last];
                 (tensor_numel, view_numel) = (1, 1);
             }
         }
     }
-    (view_d == 0).then_some(())
+    debug_assert_eq!(view_d, 0, "equal element counts use up every new axis");
+    Ok(())
 }
 
 #[cfg(test)]
@@ -385,9 +437,13 @@ mod tests {
     fn pytorch_view_rule_accepts_chained_groups_only() {
         // A transposed [3, 4] (strides [1, 3]) cannot be flattened ...
         let t = layout(&[3, 4], &[1, 3], 0);
+        // Axis 1 (stride 3) is a run of 4 that the new axis of 12 overshoots.
         assert_eq!(
             t.reshape_strided(DynDims::from_slice(&[12])),
-            Err(TensorViewError::NonStrideCompatibleReshape)
+            Err(TensorViewError::NonStrideCompatibleReshape {
+                axes: [1, 1],
+                elements: 4
+            })
         );
         // ... but each of its axes can be split, and unit axes go anywhere.
         let split = t
@@ -402,7 +458,10 @@ mod tests {
         assert_eq!(regrouped.strides(), &[8, 3, 1]);
         assert_eq!(
             rows.reshape_strided(DynDims::from_slice(&[12])),
-            Err(TensorViewError::NonStrideCompatibleReshape)
+            Err(TensorViewError::NonStrideCompatibleReshape {
+                axes: [1, 1],
+                elements: 6
+            })
         );
     }
 

@@ -164,7 +164,7 @@ impl<'a, F: Copy> Problem<'a, '_, F> {
 
 /// Whether `count` independent items keep `threads` threads evenly busy.
 fn splits_evenly(count: usize, threads: usize) -> bool {
-    threads > 1 && count >= threads && (count % threads == 0 || count >= 4 * threads)
+    threads > 1 && count >= threads && (count.is_multiple_of(threads) || count >= 4 * threads)
 }
 
 /// Folds trailing batch axes into the rows where that keeps one row stride:

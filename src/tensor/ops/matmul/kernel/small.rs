@@ -26,7 +26,7 @@
 //! row-major for `P [B, H, 1, T] x V [B, H, T, D]`.
 
 use super::pack::{Source, pack_panel};
-use super::transpose::stage_transposed;
+use super::transpose::{columns16, stage_transposed};
 use super::{Matrix, Problem, splits_evenly};
 use crate::tensor::float::Float;
 use crate::tensor::traverse::simd::{Dispatch, Element, lanes};
@@ -160,6 +160,7 @@ fn rows<F: Float, S: Simd, const M: usize>(simd: S, job: Rows<'_, '_, F>) {
         packed = values;
         &packed
     };
+    let a_flat = a_steps;
     let a_steps = pulp::as_arrays::<M, F>(a_steps).0;
     let wide = S::REGISTER_COUNT >= 32 || lanes::<F, S>() == 1;
     let mut job = job;
@@ -175,6 +176,9 @@ fn rows<F: Float, S: Simd, const M: usize>(simd: S, job: Rows<'_, '_, F>) {
         done = direct::<F, S, M, 1>(simd, a_steps, &mut job, done);
         staged::<F, S, M, 1>(simd, a_steps, &mut job, done);
     } else if wide {
+        if M == 1 {
+            done = fused::<F, S>(simd, a_flat, &mut job, done);
+        }
         staged::<F, S, M, 4>(simd, a_steps, &mut job, done);
     } else {
         staged::<F, S, M, 2>(simd, a_steps, &mut job, done);
@@ -230,6 +234,29 @@ fn load<F: Float, S: Simd, const M: usize, const NV: usize>(
         chains.copy_from_slice(F::as_vectors::<S>(&job.out[start..start + width]).0);
     }
     acc
+}
+
+/// One row against a right operand whose columns are contiguous runs over
+/// `k` (the transposed view `Kᵀ` of a row-major matrix, e.g. GPT-2's tied
+/// LM head `x · wteᵀ`): whole blocks of 16 columns, each 16 × 16 block of
+/// the runs transposed in registers and consumed at once (no staging
+/// buffer), where the CPU and the element type allow. Returns where it
+/// stopped.
+#[inline(always)]
+fn fused<F: Float, S: Simd>(simd: S, a: &[F], job: &mut Rows<'_, '_, F>, mut done: usize) -> usize {
+    let b = job.b;
+    if b.row != 1 {
+        return done;
+    }
+    while done + 16 <= job.cols {
+        let base = b.base + (job.first_col + done) * b.col;
+        let out = &mut job.out[done..done + 16];
+        if !columns16(simd, a, b.data, base, b.col, job.k, out) {
+            break;
+        }
+        done += 16;
+    }
+    done
 }
 
 /// Columns `done..` in blocks of `NV` vectors, staged through a step-major

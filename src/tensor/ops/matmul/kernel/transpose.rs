@@ -29,19 +29,52 @@ pub(super) fn stage_transposed<F: Float, S: Simd>(
         if let Some(&v4) = any.downcast_ref::<pulp::x86::V4>() {
             let (data, base, stride) = (source.data, source.base, source.lane_stride);
             if let (Some(data), Some(panel)) = (F::as_f32(data), F::as_f32_mut(panel)) {
-                if width % 16 == 0 && depth % 16 == 0 {
+                if width.is_multiple_of(16) && depth.is_multiple_of(16) {
                     x86::blocks_f32(v4, data, base, stride, width, depth, panel);
                     return true;
                 }
-            } else if let (Some(data), Some(panel)) = (F::as_f64(data), F::as_f64_mut(panel)) {
-                if width % 8 == 0 && depth % 8 == 0 {
-                    x86::blocks_f64(v4, data, base, stride, width, depth, panel);
-                    return true;
-                }
+            } else if let (Some(data), Some(panel)) = (F::as_f64(data), F::as_f64_mut(panel))
+                && width.is_multiple_of(8)
+                && depth.is_multiple_of(8)
+            {
+                x86::blocks_f64(v4, data, base, stride, width, depth, panel);
+                return true;
             }
         }
     }
     let _ = (simd, source, live, width, depth, panel);
+    false
+}
+
+/// `out[i] = ((+0.0 + a[0]·c_i[0]) + a[1]·c_i[1]) + …` for the 16 runs
+/// `c_i = data[base + i · stride..][..k]`, the fold ascending over `k` with
+/// a separate multiply and add: each 16 × 16 block of the runs is
+/// transposed in registers and consumed at once. Only on AVX-512 for f32
+/// with `k` a multiple of 16; returns whether it ran.
+#[inline(always)]
+pub(super) fn columns16<F: Float, S: Simd>(
+    simd: S,
+    a: &[F],
+    data: &[F],
+    base: usize,
+    stride: usize,
+    k: usize,
+    out: &mut [F],
+) -> bool {
+    #[cfg(target_arch = "x86_64")]
+    if k.is_multiple_of(16) {
+        let any: &dyn core::any::Any = &simd;
+        if let (Some(&v4), Some(a), Some(data), Some(out)) = (
+            any.downcast_ref::<pulp::x86::V4>(),
+            F::as_f32(a),
+            F::as_f32(data),
+            F::as_f32_mut(out),
+        ) {
+            out.copy_from_slice(&x86::columns16_f32(v4, a, data, base, stride, k));
+            return true;
+        }
+    }
+    let _ = (simd, a, data, base, stride, k, out);
     false
 }
 
@@ -90,6 +123,39 @@ mod x86 {
 
     blocks!(blocks_f32, f32, 16, transpose_f32);
     blocks!(blocks_f64, f64, 8, transpose_f64);
+
+    /// See [`super::columns16`].
+    #[inline(always)]
+    pub(super) fn columns16_f32(
+        simd: V4,
+        a: &[f32],
+        data: &[f32],
+        base: usize,
+        stride: usize,
+        k: usize,
+    ) -> [f32; 16] {
+        let f = simd.avx512f;
+        let mut acc: __m512 = cast([0.0_f32; 16]);
+        // The 16 runs as blocks of 16 steps, bounds-checked once.
+        let mut runs: [&[[f32; 16]]; 16] = [&[]; 16];
+        for (i, run) in runs.iter_mut().enumerate() {
+            let start = base + i * stride;
+            *run = pulp::as_arrays::<16, f32>(&data[start..start + k]).0;
+        }
+        let a_blocks = pulp::as_arrays::<16, f32>(&a[..k]).0;
+        for (block, a_block) in a_blocks.iter().enumerate() {
+            let mut rows = [[0.0; 16]; 16];
+            for (row, run) in rows.iter_mut().zip(&runs) {
+                *row = run[block];
+            }
+            let columns = transpose_f32(simd, rows);
+            for (column, &value) in columns.iter().zip(a_block) {
+                let product = f._mm512_mul_ps(cast([value; 16]), cast(*column));
+                acc = f._mm512_add_ps(acc, product);
+            }
+        }
+        cast(acc)
+    }
 
     /// `out[k][i] = rows[i][k]` for a 16 × 16 block.
     #[inline(always)]
