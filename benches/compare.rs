@@ -35,7 +35,7 @@ mod softmax;
 use criterion::Criterion;
 use harness::*;
 use llm_from_scratch::prelude::*;
-use matmul::{decode_step, matmul_attention, matmul_square};
+use matmul::{TWO, decode_step, matmul_attention, matmul_square};
 use ndarray::{Array1, Array2, Array3, Array4, ArrayView4, Axis, s};
 use report::report;
 use std::hint::black_box;
@@ -53,18 +53,25 @@ pub(crate) fn transpose<T: Elem>(c: &mut Criterion) {
     timed(&mut g, &name, "ours", || {
         owner.view().transpose(0, 1).unwrap().materialize().unwrap()
     });
+    timed(&mut g, &name, "ours_2t", || {
+        TWO.install(|| owner.view().transpose(0, 1).unwrap().materialize().unwrap())
+    });
     timed(&mut g, &name, "ndarray", || {
         array.t().as_standard_layout().into_owned()
     });
     let mut out = Tensor::zeros([N, N]).unwrap();
-    timed(&mut g, &name, "ours_into", || {
+    let into = |out: &mut Tensor<2, T>| {
         owner
             .view()
             .transpose(0, 1)
             .unwrap()
-            .materialize_into(&mut out)
+            .materialize_into(out)
             .unwrap();
         out.as_slice()[N]
+    };
+    timed(&mut g, &name, "ours_into", || into(&mut out));
+    timed(&mut g, &name, "ours_into_2t", || {
+        TWO.install(|| into(&mut out))
     });
     memcpy_case::<T>(&mut g, &name, N * N);
     g.finish();
@@ -156,6 +163,9 @@ pub(crate) fn sums<T: Elem>(c: &mut Criterion) {
         timed(&mut g, &name, "ours", || {
             sum_axis(&owner.view(), axis, RemoveDim).unwrap()
         });
+        timed(&mut g, &name, "ours_2t", || {
+            TWO.install(|| sum_axis(&owner.view(), axis, RemoveDim).unwrap())
+        });
         timed(&mut g, &name, "ndarray", || array.sum_axis(Axis(axis)));
         g.finish();
     }
@@ -181,6 +191,9 @@ pub(crate) fn max(c: &mut Criterion) {
     assert_eq!(ours.as_slice(), nd().as_slice().unwrap());
     timed(&mut g, name, "ours", || {
         max_axis(&owner.view(), 1, RemoveDim).unwrap()
+    });
+    timed(&mut g, name, "ours_2t", || {
+        TWO.install(|| max_axis(&owner.view(), 1, RemoveDim).unwrap())
     });
     timed(&mut g, name, "ndarray", nd);
     g.finish();

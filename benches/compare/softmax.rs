@@ -8,10 +8,13 @@
 //! which ours equals bit for bit (checked before timing); `ndarray` is its
 //! idiomatic equivalent (`a - max` into a new array, `mapv_inplace(exp)`,
 //! `sum_axis`, `/=` in place: one full-size allocation, like ours).
+//! `_2t`: the same on a local pool of two threads (wall clock), the
+//! composition included (its reductions split, its maps do not).
 //! index_select: the embedding lookup, 1024 token rows of GPT-2's `[50257, 768]` f32
 //! table; `loop` extends a reserved `Vec` with each row's slice.
 
 use super::harness::*;
+use super::matmul::TWO;
 use super::report::{Row, row};
 use criterion::Criterion;
 use llm_from_scratch::prelude::*;
@@ -83,12 +86,23 @@ pub(crate) fn softmax<T: Elem>(c: &mut Criterion, masked: bool) {
         .fold(0.0, f64::max);
     assert!(worst < 1e-5, "ndarray's softmax disagrees by {worst}");
     timed(&mut g, &name, "ours", || softmax_axis(&owner, 2).unwrap());
+    timed(&mut g, &name, "ours_2t", || {
+        TWO.install(|| softmax_axis(&owner, 2).unwrap())
+    });
     let mut out = Tensor::zeros(SCORES).unwrap();
     timed(&mut g, &name, "ours_into", || {
         softmax_axis_into(&owner, 2, &mut out).unwrap();
         out.as_slice()[7]
     });
+    timed(&mut g, &name, "ours_into_2t", || {
+        TWO.install(|| softmax_axis_into(&owner, 2, &mut out).unwrap());
+        out.as_slice()[7]
+    });
     timed(&mut g, &name, "composition", || composition(&owner));
+    // Its maps stay on the calling thread; its reductions take the two.
+    timed(&mut g, &name, "composition_2t", || {
+        TWO.install(|| composition(&owner))
+    });
     timed(&mut g, &name, "ndarray", || ndarray_softmax(&array));
     g.finish();
 }

@@ -40,6 +40,15 @@ impl Layout {
         }
     }
 
+    /// `shape` stored with its axes permuted: owner axis `p` holds logical
+    /// axis `order[p]` (`[1, 0]` is a transposed matrix), no padding.
+    pub fn permuted(shape: &[usize], order: &[usize]) -> Self {
+        Self {
+            order: order.to_vec(),
+            ..Self::dense(shape)
+        }
+    }
+
     fn stored(&self, axis: usize) -> usize {
         if self.repeat == Some(axis) {
             1

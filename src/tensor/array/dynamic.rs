@@ -363,8 +363,9 @@ impl<'a, T> DynView<'a, T> {
     }
 }
 
-impl<T: Copy> DynView<'_, T> {
-    /// Copies the logical values into a new contiguous owner; see
+impl<T: Copy + Send + Sync> DynView<'_, T> {
+    /// Copies the logical values into a new contiguous owner (on rayon's
+    /// threads when large, hence `Send + Sync`); see
     /// [`View::materialize`](crate::tensor::View::materialize).
     ///
     /// # Errors

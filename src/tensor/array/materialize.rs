@@ -6,44 +6,36 @@ use super::view::View;
 use crate::tensor::error::{TensorError, TensorViewError};
 use crate::tensor::shape::dims::Dims;
 use crate::tensor::shape::layout::Layout;
-use crate::tensor::traverse::alloc::try_buffer;
-use crate::tensor::traverse::copy::copy;
-use crate::tensor::traverse::sink::SliceSink;
+use crate::tensor::traverse::alloc::AllocationFailed;
+use crate::tensor::traverse::copy::{copy_fresh, copy_into};
 
-/// A new row-major owner of `layout`'s shape, its values appended by
-/// `fill` to a buffer reserved with `try_reserve`.
+/// A new row-major owner of `layout`'s shape and the values `make` returns
+/// (exactly `layout.len`, in a buffer reserved with `try_reserve`).
 pub(crate) fn fresh_owner<D: Dims, T>(
     layout: &Layout<D>,
-    fill: impl FnOnce(&mut Vec<T>),
+    make: impl FnOnce() -> Result<Vec<T>, AllocationFailed>,
 ) -> Result<(Layout<D>, Vec<T>), TensorViewError> {
     // An empty view whose shape has no row-major layout (the transpose of
     // `[usize::MAX / 2, 3, 0]`) cannot have an owner: `ShapeOverflow`.
     let fresh = Layout::row_major(layout.shape.clone())?;
-    let mut values = try_buffer(layout.len).map_err(|failed| TensorError::AllocationFailed {
+    let values = make().map_err(|failed| TensorError::AllocationFailed {
         elements: failed.elements,
     })?;
-    fill(&mut values);
     Ok((fresh, values))
 }
 
 /// The values of a checked layout over `data`, copied row-major into a new buffer.
-pub(crate) fn materialized<D: Dims, T: Copy>(
+pub(crate) fn materialized<D: Dims, T: Copy + Send + Sync>(
     data: &[T],
     layout: &Layout<D>,
 ) -> Result<(Layout<D>, Vec<T>), TensorViewError> {
-    fresh_owner(layout, |values| {
-        copy(
-            data,
-            layout.shape(),
-            layout.strides(),
-            layout.base_offset,
-            values,
-        );
+    fresh_owner(layout, || {
+        copy_fresh(data, layout.shape(), layout.strides(), layout.base_offset)
     })
 }
 
 /// Copies a checked layout over `data` into `out`, an owner of shape `out_shape`.
-pub(crate) fn materialized_into<D: Dims, T: Copy>(
+pub(crate) fn materialized_into<D: Dims, T: Copy + Send + Sync>(
     data: &[T],
     layout: &Layout<D>,
     out_shape: &[usize],
@@ -55,23 +47,25 @@ pub(crate) fn materialized_into<D: Dims, T: Copy>(
             actual: out_shape.to_vec(),
         });
     }
-    let sink = &mut SliceSink::new(out);
-    copy(
+    copy_into(
         data,
         layout.shape(),
         layout.strides(),
         layout.base_offset,
-        sink,
+        out,
     );
     Ok(())
 }
 
-impl<const R: usize, T: Copy> View<'_, R, T> {
+impl<const R: usize, T: Copy + Send + Sync> View<'_, R, T> {
     /// Copies the logical values into a new contiguous owner: the only copy.
     ///
     /// Shapes: same shape, fresh row-major strides. ≈ PyTorch `.contiguous()`
     /// (which we call explicitly, always), NumPy `ascontiguousarray`. An
-    /// empty view allocates nothing.
+    /// empty view allocates nothing. A large copy (about 1 MiB moved or
+    /// more) is split into contiguous blocks of the output over rayon's
+    /// threads (`RAYON_NUM_THREADS`), hence `Send + Sync` (every number
+    /// type is); the values are the same on any number of threads.
     ///
     /// # Errors
     /// [`TensorError::AllocationFailed`] (as `TensorViewError::Tensor`) if the
@@ -130,7 +124,9 @@ impl<const R: usize, T: Copy> View<'_, R, T> {
 /// assert_eq!(kt.as_slice(), &[10.0, 20.0, 11.0, 21.0, 12.0, 22.0]);
 /// # Ok::<(), llm_from_scratch::tensor::TensorError>(())
 /// ```
-pub fn copying_transpose<T: Copy>(source: &Tensor<2, T>) -> Result<Tensor<2, T>, TensorError> {
+pub fn copying_transpose<T: Copy + Send + Sync>(
+    source: &Tensor<2, T>,
+) -> Result<Tensor<2, T>, TensorError> {
     let transposed = source.view().transpose_axes::<0, 1>();
     transposed.materialize().map_err(|error| match error {
         TensorViewError::Tensor(inner) => inner,

@@ -13,6 +13,7 @@ use crate::tensor::error::TensorViewError;
 use crate::tensor::shape::dims::Dims;
 use crate::tensor::shape::layout::Layout;
 use crate::tensor::shape::rank::{Rank, RankAtMost};
+use crate::tensor::traverse::alloc::try_buffer;
 use crate::tensor::traverse::cells;
 use std::cell::Cell;
 
@@ -50,12 +51,14 @@ pub(crate) fn read_cells<D: Dims, T: Copy>(
     data: &[Cell<T>],
     layout: &Layout<D>,
 ) -> Result<(Layout<D>, Vec<T>), TensorViewError> {
-    fresh_owner(layout, |values| {
+    fresh_owner(layout, || {
+        let mut values = try_buffer(layout.len)?;
         cells::read(
             data,
             (layout.shape(), layout.strides(), layout.base_offset),
-            values,
+            &mut values,
         );
+        Ok(values)
     })
 }
 

@@ -8,9 +8,21 @@
 //!   the source (a transposed block) and the copy is larger than L2-ish
 //!   sizes, copy rectangular tiles so every source line fetched is used for
 //!   several output rows before it is evicted.
+//!
+//! Threads ([`copy_fresh`], [`copy_into`]): a copy moving at least the
+//! memory-bound threshold (`simd::threads_for_bytes`, about 1 MiB) is split
+//! into contiguous blocks of the output, each copied by one task from its
+//! first element on ([`Plan::for_each_run_in`]); a tiled copy whose tiled
+//! axis is the plan's last outer axis splits into blocks of whole runs,
+//! tiled over consecutive runs ([`tiled_runs`]). A copy has no arithmetic,
+//! so any split gives the same values.
 
+use super::alloc::{AllocationFailed, try_buffer, try_filled_parallel};
+use super::parallel::{Split, for_each_block};
 use super::plan::{Plan, advance, run_iter};
-use super::sink::Sink;
+use super::simd::{threads_for_bytes, tuning};
+use super::sink::{Sink, SliceSink};
+use std::ops::Range;
 
 /// Tile height: output rows per tile, i.e. consecutive source elements read
 /// from each source row (256 f64 = 32 cache lines per source row).
@@ -32,7 +44,10 @@ const MIN_TILED_BYTES: usize = 1 << 17;
 /// Shortest extents worth tiling; below this a plain gather is as fast.
 const MIN_TILE_EXTENT: usize = 16;
 
-/// How [`copy`] walks a layout: data a test can inspect.
+/// Fewest values a task of an untiled threaded copy gets (32 KiB of f64).
+const MIN_BLOCK_VALUES: usize = 4096;
+
+/// How [`copy_plan`] walks a layout: data a test can inspect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum CopyStrategy {
     /// Whole innermost runs: a slice copy when dense, a fill when stride 0,
@@ -67,15 +82,77 @@ impl CopyStrategy {
     }
 }
 
-/// Writes the layout's values to `sink` in logical row-major order.
-pub(crate) fn copy<T: Copy>(
+/// The layout's values in logical row-major order, in a new buffer
+/// reserved with `try_reserve` (on several threads when large).
+pub(crate) fn copy_fresh<T: Copy + Send + Sync>(
     data: &[T],
     shape: &[usize],
     strides: &[usize],
     base: usize,
-    sink: &mut impl Sink<T>,
+) -> Result<Vec<T>, AllocationFailed> {
+    let plan = Plan::new(shape, [strides], [base]);
+    let threads = copy_threads::<T>(&plan);
+    if threads <= 1 || plan.len == 0 {
+        let mut values = try_buffer(plan.len)?;
+        copy_plan(data, &plan, &mut values);
+        return Ok(values);
+    }
+    let mut values = try_filled_parallel(plan.len, data[base], threads)?;
+    copy_blocks(data, &plan, &mut values, threads);
+    Ok(values)
+}
+
+/// Writes the layout's values into `out` (exactly its element count) in
+/// logical row-major order (on several threads when large).
+pub(crate) fn copy_into<T: Copy + Send + Sync>(
+    data: &[T],
+    shape: &[usize],
+    strides: &[usize],
+    base: usize,
+    out: &mut [T],
 ) {
-    copy_plan(data, &Plan::new(shape, [strides], [base]), sink);
+    let plan = Plan::new(shape, [strides], [base]);
+    let threads = copy_threads::<T>(&plan);
+    copy_blocks(data, &plan, out, threads);
+}
+
+/// Threads for copying `plan`: its bytes read plus written.
+fn copy_threads<T>(plan: &Plan<1>) -> usize {
+    threads_for_bytes(plan.len.saturating_mul(2 * size_of::<T>()), tuning())
+}
+
+/// Copies `plan` into `out` (its element count) as contiguous blocks, one
+/// task each, on up to `threads` threads (see the module docs).
+fn copy_blocks<T: Copy + Send + Sync>(data: &[T], plan: &Plan<1>, out: &mut [T], threads: usize) {
+    if threads <= 1 {
+        copy_plan(data, plan, &mut SliceSink::new(out));
+        return;
+    }
+    let tiled_last = matches!(
+        CopyStrategy::of::<T>(plan),
+        CopyStrategy::Tiled { axis } if axis + 1 == plan.outer_axes().len()
+    );
+    if tiled_last {
+        let split = Split {
+            unit: plan.run_len,
+            min_units: MIN_TILE_EXTENT,
+        };
+        for_each_block(out, split, threads, |runs, block| {
+            tiled_runs(data, plan, runs, block);
+        });
+    } else {
+        let split = Split {
+            unit: 1,
+            min_units: MIN_BLOCK_VALUES,
+        };
+        for_each_block(out, split, threads, |range, block| {
+            let sink = &mut SliceSink::new(block);
+            let [stride] = plan.run_strides;
+            plan.for_each_run_in(range, |[start], count| {
+                copy_run(data, start, stride, count, sink);
+            });
+        });
+    }
 }
 
 /// Writes the values a plan visits (from its base) to `sink` in logical
@@ -93,11 +170,55 @@ pub(crate) fn copy_plan<T: Copy>(data: &[T], plan: &Plan<1>, sink: &mut impl Sin
     }
     let [stride] = plan.run_strides;
     let run_len = plan.run_len;
-    plan.for_each_run(|[start]| match stride {
-        1 => sink.extend_slice(&data[start..start + run_len]),
-        0 => sink.extend_fill(run_len, data[start]),
-        _ => sink.extend_run(run_len, run_iter(data, start, stride, run_len)),
-    });
+    plan.for_each_run(|[start]| copy_run(data, start, stride, run_len, sink));
+}
+
+/// Appends the `count` values from `start`, `stride` apart: a slice copy
+/// when dense, a fill when stride 0, a strided gather otherwise.
+#[inline(always)]
+fn copy_run<T: Copy>(
+    data: &[T],
+    start: usize,
+    stride: usize,
+    count: usize,
+    sink: &mut impl Sink<T>,
+) {
+    match stride {
+        1 => sink.extend_slice(&data[start..start + count]),
+        0 => sink.extend_fill(count, data[start]),
+        _ => sink.extend_run(count, run_iter(data, start, stride, count)),
+    }
+}
+
+/// Copies the runs `runs` of `plan` (whole runs, in row-major order) into
+/// `out`, tiled: up to `TILE_ROWS` consecutive runs at a time, column
+/// block by column block. Consecutive runs are consecutive positions of
+/// the plan's last outer axis, so when that axis has the smallest source
+/// stride their elements share source lines as in [`tiled_copy`].
+fn tiled_runs<T: Copy>(data: &[T], plan: &Plan<1>, runs: Range<usize>, out: &mut [T]) {
+    if runs.is_empty() {
+        return;
+    }
+    let (columns, [column_stride]) = (plan.run_len, plan.run_strides);
+    let (mut cursor, _) = plan.runs_from(runs.start * columns);
+    let mut starts = [0; TILE_ROWS];
+    for rows in out.chunks_mut(TILE_ROWS * columns) {
+        let starts = &mut starts[..rows.len() / columns];
+        for start in starts.iter_mut() {
+            // The block holds exactly these runs, so the cursor has them.
+            [*start] = cursor.next(plan).unwrap_or_default();
+        }
+        for column0 in (0..columns).step_by(TILE_COLUMNS) {
+            let width = (column0 + TILE_COLUMNS).min(columns) - column0;
+            for (row, &start) in rows.chunks_exact_mut(columns).zip(starts.iter()) {
+                let mut offset = start + column0 * column_stride;
+                for slot in &mut row[column0..column0 + width] {
+                    *slot = data[offset];
+                    offset += column_stride;
+                }
+            }
+        }
+    }
 }
 
 /// Copies with the innermost run and outer axis `tile` handled as a 2-D
@@ -150,7 +271,6 @@ fn tiled_copy<T: Copy>(data: &[T], plan: &Plan<1>, tile: usize, out: &mut [T]) {
 #[cfg(test)]
 mod tests {
     use super::super::plan::tests::naive_offsets;
-    use super::super::sink::SliceSink;
     use super::*;
 
     /// Whether `copy` takes the tiled path for this layout of `u64`s.
@@ -159,7 +279,8 @@ mod tests {
         matches!(CopyStrategy::of::<u64>(&plan), CopyStrategy::Tiled { .. })
     }
 
-    /// Both sinks against the offset cursor, for one layout over `0..65536`.
+    /// Both outputs against the offset cursor, for one layout over
+    /// `0..65536`, on one thread and split into blocks for 2 and 3.
     fn check(shape: &[usize], strides: &[usize], base: usize) {
         let data: Vec<u64> = (0..1 << 16).collect();
         let expected: Vec<u64> = naive_offsets(shape, strides, base)
@@ -167,12 +288,16 @@ mod tests {
             .map(|offset| data[offset])
             .collect();
         let len = expected.len();
-        let mut fresh = Vec::new();
-        copy(&data, shape, strides, base, &mut fresh);
-        assert_eq!(fresh, expected, "{shape:?} {strides:?}");
-        let mut into = vec![u64::MAX; len];
-        copy(&data, shape, strides, base, &mut SliceSink::new(&mut into));
-        assert_eq!(into, expected, "{shape:?} {strides:?} (into)");
+        let fresh = copy_fresh(&data, shape, strides, base);
+        assert_eq!(fresh, Ok(expected.clone()), "{shape:?} {strides:?}");
+        let plan = Plan::new(shape, [strides], [base]);
+        for threads in [1, 2, 3] {
+            let mut into = vec![u64::MAX; len];
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(threads);
+            let pool = pool.build().expect("a pool");
+            pool.install(|| copy_blocks(&data, &plan, &mut into, threads));
+            assert_eq!(into, expected, "{shape:?} {strides:?} on {threads}");
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 use super::plan::Plan;
 use crate::tensor::shape::dims::{Dims, DynDims};
+use std::ops::Range;
 
 /// `shape` (or strides) without `axis`; inline up to 12 axes (no heap).
 pub(crate) fn without_axis(axes: &[usize], axis: usize) -> DynDims {
@@ -18,10 +19,12 @@ pub(crate) fn without_axis(axes: &[usize], axis: usize) -> DynDims {
     kept
 }
 
-/// Calls `group(input_start, output_start)` once per group, in logical
-/// row-major order over the shape without `axis`. The input is read
-/// through `strides` from `base`; `out_strides` are the output's strides
-/// over the full shape (the entry of `axis` is ignored), read from 0.
+/// Calls `group(input_start, output_start)` once per group of `groups`
+/// (their positions in logical row-major order over the shape without
+/// `axis`, e.g. `0..count` for all, or one thread's share), in that order.
+/// The input is read through `strides` from `base`; `out_strides` are the
+/// output's strides over the full shape (the entry of `axis` is ignored),
+/// read from 0.
 ///
 /// The walk is the shared odometer ([`Plan`]) over both operands, so
 /// coalesced groups cost one addition each, not an index computation.
@@ -31,6 +34,7 @@ pub(crate) fn for_each_group(
     base: usize,
     axis: usize,
     out_strides: &[usize],
+    groups: Range<usize>,
     mut group: impl FnMut(usize, usize),
 ) {
     let group_shape = without_axis(shape, axis);
@@ -42,8 +46,8 @@ pub(crate) fn for_each_group(
         [base, 0],
     );
     let [in_step, out_step] = plan.run_strides;
-    plan.for_each_run(|[input, output]| {
-        for k in 0..plan.run_len {
+    plan.for_each_run_in(groups, |[input, output], count| {
+        for k in 0..count {
             group(input + k * in_step, output + k * out_step);
         }
     });
@@ -58,17 +62,29 @@ mod tests {
         // A transposed [3, 2] owner viewed as [2, 3] (strides [1, 2]); groups
         // along axis 1 start at the two columns, along axis 0 at the rows.
         let mut seen = Vec::new();
-        for_each_group(&[2, 3], &[1, 2], 5, 1, &[1, 0], |x, o| seen.push((x, o)));
+        for_each_group(&[2, 3], &[1, 2], 5, 1, &[1, 0], 0..2, |x, o| {
+            seen.push((x, o));
+        });
         assert_eq!(seen, [(5, 0), (6, 1)]);
         seen.clear();
-        for_each_group(&[2, 3], &[1, 2], 0, 0, &[0, 1], |x, o| seen.push((x, o)));
+        for_each_group(&[2, 3], &[1, 2], 0, 0, &[0, 1], 0..3, |x, o| {
+            seen.push((x, o));
+        });
         assert_eq!(seen, [(0, 0), (2, 1), (4, 2)]);
+        // A thread's share: the groups from position 1 on.
+        seen.clear();
+        for_each_group(&[2, 3], &[1, 2], 0, 0, &[0, 1], 1..3, |x, o| {
+            seen.push((x, o));
+        });
+        assert_eq!(seen, [(2, 1), (4, 2)]);
         // Rank 1: one group at the base; an empty other axis: none.
         seen.clear();
-        for_each_group(&[4], &[3], 2, 0, &[1], |x, o| seen.push((x, o)));
+        for_each_group(&[4], &[3], 2, 0, &[1], 0..1, |x, o| seen.push((x, o)));
         assert_eq!(seen, [(2, 0)]);
         seen.clear();
-        for_each_group(&[0, 4], &[4, 1], 0, 1, &[1, 0], |x, o| seen.push((x, o)));
+        for_each_group(&[0, 4], &[4, 1], 0, 1, &[1, 0], 0..0, |x, o| {
+            seen.push((x, o));
+        });
         assert!(seen.is_empty());
         assert_eq!(without_axis(&[2, 3, 4], 1).as_slice(), &[2, 4]);
     }

@@ -1,5 +1,6 @@
 //! Rank-erased traversal: the one odometer ([`plan::Plan`]), offsets,
-//! output sinks, the strided copy and the fallible-allocation helper.
+//! output sinks, the strided copy, the fallible-allocation helper, the
+//! SIMD dispatch and the split of outputs over threads.
 //!
 //! Everything here takes `&[usize]` shapes and strides of layouts the typed
 //! layers already checked, so it knows nothing about ranks or error wording.
@@ -9,6 +10,7 @@ pub(crate) mod cells;
 pub(crate) mod copy;
 pub(crate) mod groups;
 pub(crate) mod offsets;
+pub(crate) mod parallel;
 pub(crate) mod plan;
 pub(crate) mod simd;
 pub(crate) mod sink;

@@ -33,6 +33,33 @@ impl StridedOffsets {
             remaining,
         }
     }
+
+    /// The same cursor with its first `index` offsets already taken (a
+    /// thread's share of the groups from `index` on), without walking them.
+    pub(crate) fn from_index(
+        shape: &[usize],
+        strides: &[usize],
+        base: usize,
+        index: usize,
+    ) -> Self {
+        let mut offsets = Self::new(shape, strides, base);
+        if index == 0 {
+            return offsets;
+        }
+        if index >= offsets.remaining {
+            offsets.remaining = 0;
+            offsets.runs = Runs::finished();
+            return offsets;
+        }
+        let (mut runs, skip) = offsets.plan.runs_from(index);
+        if let Some([start]) = runs.next(&offsets.plan) {
+            offsets.at = start + skip * offsets.plan.run_strides[0];
+            offsets.left_in_run = offsets.plan.run_len - skip;
+        }
+        offsets.runs = runs;
+        offsets.remaining -= index;
+        offsets
+    }
 }
 
 impl Iterator for StridedOffsets {
@@ -107,5 +134,24 @@ mod tests {
             StridedOffsets::new(&[2, 3], &[0, 1], 4).collect::<Vec<_>>(),
             [4, 5, 6, 4, 5, 6]
         );
+    }
+
+    #[test]
+    fn offsets_from_any_index_are_the_rest_of_the_walk() {
+        let layouts: [(&[usize], &[usize], usize); 4] = [
+            (&[3, 4, 5], &[1, 15, 3], 2),
+            (&[2, 3], &[0, 1], 4),
+            (&[], &[], 7),
+            (&[2, 0], &[1, 1], 0),
+        ];
+        for (shape, strides, base) in layouts {
+            let all: Vec<_> = StridedOffsets::new(shape, strides, base).collect();
+            for index in 0..=all.len() + 1 {
+                let rest = StridedOffsets::from_index(shape, strides, base, index);
+                assert_eq!(rest.len(), all.len().saturating_sub(index));
+                let rest: Vec<_> = rest.collect();
+                assert_eq!(rest, all[index.min(all.len())..], "{shape:?} from {index}");
+            }
+        }
     }
 }

@@ -10,6 +10,7 @@
 const INLINE_AXES: usize = 8;
 
 use crate::tensor::shape::dims::{Dims, DynDims};
+use std::ops::Range;
 
 /// The outer axes of a plan, `(extent, stride per operand)`, outermost
 /// first: inline up to [`INLINE_AXES`], so planning allocates nothing
@@ -177,6 +178,58 @@ impl<const N: usize> Plan<N> {
             next: (self.len != 0).then_some(self.bases),
         }
     }
+
+    /// The cursor positioned at the run holding element `index` (in logical
+    /// row-major order, `index < len`), and how far into that run `index`
+    /// lies: where a thread that owns output elements from `index` on
+    /// starts. The run's coordinates are `index / run_len` spelled out over
+    /// the outer extents; the odometer ([`Runs::next`]) goes on from there.
+    pub(crate) fn runs_from(&self, index: usize) -> (Runs<N>, usize) {
+        debug_assert!(index < self.len, "{index} is past the plan's {}", self.len);
+        let axes = self.outer_axes();
+        let mut position = DynDims::zeros(axes.len());
+        let mut starts = self.bases;
+        let mut run = index / self.run_len;
+        for ((extent, strides), digit) in axes.iter().zip(position.as_mut_slice()).rev() {
+            *digit = run % extent;
+            run /= extent;
+            for (start, stride) in starts.iter_mut().zip(strides) {
+                *start += *digit * stride;
+            }
+        }
+        let runs = Runs {
+            position,
+            next: Some(starts),
+        };
+        (runs, index % self.run_len)
+    }
+
+    /// Calls `run(starts, count)` for the elements `range` (logical
+    /// row-major order, `range.end <= len`), run by run: the first and last
+    /// pieces may be parts of runs. A thread's share of an output.
+    pub(crate) fn for_each_run_in(
+        &self,
+        range: Range<usize>,
+        mut run: impl FnMut([usize; N], usize),
+    ) {
+        if range.is_empty() {
+            return;
+        }
+        let (mut runs, mut skip) = self.runs_from(range.start);
+        let mut left = range.len();
+        while let Some(starts) = runs.next(self) {
+            let count = (self.run_len - skip).min(left);
+            run(
+                std::array::from_fn(|o| starts[o] + skip * self.run_strides[o]),
+                count,
+            );
+            left -= count;
+            if left == 0 {
+                return;
+            }
+            skip = 0;
+        }
+    }
 }
 
 /// Steps the run starts of `axes` (see [`odometer`]).
@@ -229,6 +282,14 @@ pub(crate) struct Runs<const N: usize> {
 }
 
 impl<const N: usize> Runs<N> {
+    /// A cursor with no runs left.
+    pub(crate) fn finished() -> Self {
+        Self {
+            position: DynDims::zeros(0),
+            next: None,
+        }
+    }
+
     /// The start of the next run of `plan`, or `None` after the last.
     pub(crate) fn next(&mut self, plan: &Plan<N>) -> Option<[usize; N]> {
         let current = self.next?;
@@ -291,6 +352,42 @@ pub(crate) mod tests {
                 .next(&Plan::new(&[2, 0], [&[1, 1]], [0])),
             None
         );
+    }
+
+    #[test]
+    fn runs_from_any_element_resume_the_row_major_walk() {
+        // Several outer axes (one spilled past the inline ones), a stride-0
+        // axis and a transposed pair, cut into every possible range.
+        let layouts: [(&[usize], &[usize], usize); 4] = [
+            (&[3, 4, 5], &[1, 15, 3], 2),
+            (&[2, 3, 1, 4], &[0, 1, 9, 3], 1),
+            (&[7], &[2], 3),
+            (&[], &[], 4),
+        ];
+        for (shape, strides, base) in layouts {
+            let plan = Plan::new(shape, [strides, &[0; 4][..shape.len()]], [base, 0]);
+            let expected = naive_offsets(shape, strides, base);
+            for lo in 0..=expected.len() {
+                for hi in lo..=expected.len() {
+                    let mut seen = Vec::new();
+                    plan.for_each_run_in(lo..hi, |[x, _], count| {
+                        assert!(count > 0, "an empty piece");
+                        seen.extend((0..count).map(|k| x + k * plan.run_strides[0]));
+                    });
+                    assert_eq!(seen, expected[lo..hi], "{shape:?} {strides:?} {lo}..{hi}");
+                }
+            }
+        }
+        let rank = 10;
+        let shape = vec![2; rank];
+        let strides: Vec<usize> = (0..rank).map(|axis| 1 << axis).collect();
+        let plan = Plan::new(&shape, [&strides], [0]);
+        let expected = naive_offsets(&shape, &strides, 0);
+        let mut seen = Vec::new();
+        plan.for_each_run_in(333..1000, |[x], count| {
+            seen.extend((0..count).map(|k| x + k * plan.run_strides[0]));
+        });
+        assert_eq!(seen, expected[333..1000]);
     }
 
     #[test]

@@ -20,7 +20,8 @@
 //! (`rayon::current_num_threads()`): the global pool, sized by the
 //! `RAYON_NUM_THREADS` environment variable (else one thread per logical
 //! CPU), or the pool of an enclosing `ThreadPool::install`. Work below
-//! [`PARALLEL_MIN_FLOPS`] stays on the calling thread.
+//! [`PARALLEL_MIN_FLOPS`] (memory-bound kernels: their bytes moved, at
+//! [`FLOPS_PER_BYTE`] each) stays on the calling thread.
 
 use pulp::{Simd, WithSimd};
 use std::cell::Cell;
@@ -103,6 +104,19 @@ pub(crate) fn threads_for(flops: u64, tuning: KernelTuning) -> usize {
     }
 }
 
+/// What one byte a memory-bound kernel reads or writes (copies, reductions)
+/// counts for against the flop threshold: moving a byte through memory
+/// costs about what four flops of the matmul kernel do here (~20 GB/s of
+/// cache-missing copy against ~80 GFLOP/s per core), so such kernels go to
+/// the threads from about 1 MiB of traffic ([`PARALLEL_MIN_FLOPS`] / 4).
+pub(crate) const FLOPS_PER_BYTE: u64 = 4;
+
+/// How many threads a memory-bound kernel moving `bytes` (read plus
+/// written) may use: [`threads_for`] of their [`FLOPS_PER_BYTE`] worth.
+pub(crate) fn threads_for_bytes(bytes: usize, tuning: KernelTuning) -> usize {
+    threads_for((bytes as u64).saturating_mul(FLOPS_PER_BYTE), tuning)
+}
+
 /// The instruction set a kernel call runs with, detected once per call.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Dispatch {
@@ -137,6 +151,43 @@ impl Dispatch {
             Self::Avx2(simd) => Simd::vectorize(simd, op),
             Self::Baseline => Simd::vectorize(pulp::Scalar::new(), op),
         }
+    }
+}
+
+/// A kernel body written as plain scalar Rust that the compiler vectorizes
+/// (the reductions' folds): [`Dispatch::compile`] runs it inside a function
+/// compiled for the dispatched instruction set, so its loops get AVX2 or
+/// AVX-512 vectors. Vectorizing changes no value: the compiler keeps every
+/// operation's order and rounding (no reassociation, no fused multiply-add
+/// in Rust), it only computes independent elements side by side.
+///
+/// `run` and everything it calls on the hot path must be
+/// `#[inline(always)]` and free of closures that hold loops: only code
+/// inlined into the dispatched function is compiled with its features
+/// (rust-lang/rust#108338).
+pub(crate) trait Compiled {
+    /// What the body returns.
+    type Output;
+    /// The body (`#[inline(always)]` in every implementation).
+    fn run(self) -> Self::Output;
+}
+
+/// A [`Compiled`] body as a `pulp` [`WithSimd`] operation.
+struct Body<B>(B);
+
+impl<B: Compiled> WithSimd for Body<B> {
+    type Output = B::Output;
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, _simd: S) -> B::Output {
+        self.0.run()
+    }
+}
+
+impl Dispatch {
+    /// Runs `body` compiled for this instruction set (see [`Compiled`]).
+    #[inline(always)]
+    pub(crate) fn compile<B: Compiled>(self, body: B) -> B::Output {
+        self.run(Body(body))
     }
 }
 

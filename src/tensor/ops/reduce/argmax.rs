@@ -18,6 +18,8 @@ use crate::tensor::shape::layout::row_major_strides;
 use crate::tensor::shape::rank::{Rank, ReduceDim};
 use crate::tensor::traverse::Strided;
 use crate::tensor::traverse::groups::for_each_group;
+use crate::tensor::traverse::parallel::{Split, for_each_block};
+use crate::tensor::traverse::simd::{threads_for_bytes, tuning};
 
 /// Shortest dense group worth the two-pass search (as `max_axis`'s dense kernel).
 const DENSE_MIN: usize = 16;
@@ -83,11 +85,33 @@ fn argmax<F: Float>(input: Strided<'_, '_, F>, axis: usize, out: &mut [usize]) {
     let strategy = ArgmaxStrategy::of(extent, stride);
     let (data, shape, strides) = (input.data, input.shape, input.strides);
     let out_strides = out_strides.as_slice();
-    for_each_group(shape, strides, input.base, axis, out_strides, |x, o| {
-        out[o] = match strategy {
-            ArgmaxStrategy::Dense => dense_argmax(&data[x..x + extent]),
-            ArgmaxStrategy::Sequential => sequential_argmax(data, x, stride, extent),
-        };
+    // Threads as for `max_axis`: contiguous blocks of groups, one task each
+    // (a group's output offset is its position among the groups).
+    let read = out
+        .len()
+        .saturating_mul(extent)
+        .saturating_mul(size_of::<F>());
+    let threads = threads_for_bytes(read, tuning());
+    let split = Split {
+        unit: 1,
+        min_units: DENSE_MIN,
+    };
+    for_each_block(out, split, threads, |groups, block| {
+        let first = groups.start;
+        for_each_group(
+            shape,
+            strides,
+            input.base,
+            axis,
+            out_strides,
+            groups,
+            |x, o| {
+                block[o - first] = match strategy {
+                    ArgmaxStrategy::Dense => dense_argmax(&data[x..x + extent]),
+                    ArgmaxStrategy::Sequential => sequential_argmax(data, x, stride, extent),
+                };
+            },
+        );
     });
 }
 

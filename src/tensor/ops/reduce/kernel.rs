@@ -4,9 +4,10 @@
 //! axis, starting from +0.0 (sum) or the group's first value (max), so the
 //! result is bit-identical to the naive ascending fold for every layout.
 //! Only the order in which *groups* are visited changes:
-//! - `rows`: the reduced axis is not the innermost in memory, so fold whole
-//!   slices `x[.., i, ..]` into the output for `i = 0, 1, ..` (dense,
-//!   vectorizable), one cache-sized block of the output at a time;
+//! - `rows` ([`super::rows`]): the reduced axis is not the innermost in
+//!   memory, so fold whole slices `x[.., i, ..]` into the output for
+//!   `i = 0, 1, ..` (dense, vectorizable), one cache-sized block of the
+//!   output at a time;
 //! - `lanes`: the reduced axis is innermost, so fold `LANES` groups side by
 //!   side, each still sequentially, to hide the add latency;
 //! - `dense_groups`: max over a dense innermost axis. The max policy (first
@@ -18,18 +19,30 @@
 //!
 //! The fold is a type parameter ([`Sum`], [`Max`]), so each kernel is
 //! compiled once per fold with the step inlined into its inner loop.
+//!
+//! Threads: a reduction reading at least the memory-bound threshold
+//! (`simd::threads_for_bytes`, about 1 MiB) splits its output into
+//! contiguous blocks of groups, one task each; every group is still folded
+//! whole by one task in its fixed order, so the values do not depend on the
+//! thread count. One group (a reduction to a single value) stays on one
+//! thread.
 
 use super::partial_max::{PartialMax, STREAM_BLOCK};
+use super::rows::rows;
 use crate::tensor::float::{Float, max_step};
-use crate::tensor::shape::layout::row_major_strides;
 use crate::tensor::traverse::offsets::StridedOffsets;
-use crate::tensor::traverse::plan::{Plan, run_iter};
+use crate::tensor::traverse::parallel::{Split, for_each_block};
+use crate::tensor::traverse::plan::run_iter;
+use crate::tensor::traverse::simd::{Compiled, Dispatch, threads_for_bytes, tuning};
+use std::marker::PhantomData;
 
 /// Groups folded side by side by the innermost-axis kernels.
 pub(crate) const LANES: usize = 8;
-/// Output elements per block of the `rows` kernel: 2048 f64 = 16 KiB, so
-/// the block being accumulated stays in L1 while the input streams past.
-const BLOCK: usize = 2048;
+/// Fewest outputs a task of the threaded `rows` kernel gets: below this,
+/// each task reads its piece of every input row in short stretches (512²
+/// `f64` summed over axis 0 split into 64-output tasks ran slower on two
+/// threads than on one).
+const ROWS_MIN_OUTPUTS: usize = 256;
 
 /// What a reduction does per group.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,7 +54,7 @@ pub(crate) enum Fold {
 }
 
 /// A fold as a type, so kernels are monomorphized per fold.
-trait Step<F: Float>: Copy {
+pub(super) trait Step<F: Float>: Copy + Send + Sync {
     /// Leading values of a group that seed the accumulator (0 or 1).
     const SEEDED: usize;
     /// The accumulator before the values after the seed are folded in.
@@ -96,6 +109,7 @@ impl<F: Float> Step<F> for Max {
         partial.update(group);
         partial.finish(group)
     }
+    #[inline(always)]
     fn dense_lanes(groups: [&[F]; LANES]) -> [F; LANES] {
         let extent = groups[0].len();
         let mut partial = groups.map(|group| PartialMax::new(group[0]));
@@ -211,13 +225,51 @@ fn reduce_with<F: Float, S: Step<F>>(
     let mut group_strides = input.strides.to_vec();
     group_shape.remove(input.axis);
     group_strides.remove(input.axis);
-    let starts = StridedOffsets::new(&group_shape, &group_strides, input.base);
-    match strategy {
-        ReduceStrategy::DenseGroups => {
-            dense_groups::<F, S>(input.data, input.shape[input.axis], starts, out);
+    let extent = input.shape[input.axis];
+    let read = out.len().saturating_mul(extent).saturating_add(out.len());
+    let tuning = tuning();
+    let threads = threads_for_bytes(read.saturating_mul(size_of::<F>()), tuning);
+    let dispatch = Dispatch::new(tuning.simd);
+    let (group_shape, group_strides) = (group_shape.as_slice(), group_strides.as_slice());
+    let starts = |first| StridedOffsets::from_index(group_shape, group_strides, input.base, first);
+    // Row blocks keep a few hundred contiguous outputs per task, so every
+    // input row is read in long pieces.
+    let min_units = match strategy {
+        ReduceStrategy::Rows => ROWS_MIN_OUTPUTS,
+        ReduceStrategy::DenseGroups | ReduceStrategy::Lanes => LANES,
+    };
+    let split = Split { unit: 1, min_units };
+    for_each_block(out, split, threads, |groups, block| match strategy {
+        ReduceStrategy::DenseGroups => dispatch.compile(DenseGroups::<F, S> {
+            data: input.data,
+            extent,
+            starts: starts(groups.start),
+            out: block,
+            step: PhantomData,
+        }),
+        ReduceStrategy::Lanes => lanes::<F, S>(input, starts(groups.start), block),
+        ReduceStrategy::Rows => {
+            rows::<F, S>(dispatch, input, group_shape, group_strides, groups, block);
         }
-        ReduceStrategy::Lanes => lanes::<F, S>(input, starts, out),
-        ReduceStrategy::Rows => rows::<F, S>(input, &group_shape, &group_strides, out),
+    });
+}
+
+/// [`dense_groups`] compiled for the dispatched instruction set: the
+/// partial maxima's loop gets the widest vectors (~20% faster in cache
+/// with AVX-512 than with the SSE2 baseline, BENCHMARKS.md).
+struct DenseGroups<'d, 'o, F, S> {
+    data: &'d [F],
+    extent: usize,
+    starts: StridedOffsets,
+    out: &'o mut [F],
+    step: PhantomData<S>,
+}
+
+impl<F: Float, S: Step<F>> Compiled for DenseGroups<'_, '_, F, S> {
+    type Output = ();
+    #[inline(always)]
+    fn run(self) {
+        dense_groups::<F, S>(self.data, self.extent, self.starts, self.out);
     }
 }
 
@@ -225,6 +277,7 @@ fn reduce_with<F: Float, S: Step<F>>(
 /// the groups round-robin in blocks of `STREAM_BLOCK` values: eight memory
 /// streams in flight read this 4096×4096 f64 matrix twice as fast as one
 /// stream per group on this machine (BENCHMARKS.md).
+#[inline(always)]
 fn dense_groups<F: Float, S: Step<F>>(
     data: &[F],
     extent: usize,
@@ -241,119 +294,6 @@ fn dense_groups<F: Float, S: Step<F>>(
     }
     for (slot, start) in chunks.into_remainder().iter_mut().zip(starts) {
         *slot = S::dense(&data[start..start + extent]);
-    }
-}
-
-/// Output `<- step(output, x[.., i, ..])` for ascending `i`, block by block.
-fn rows<F: Float, S: Step<F>>(
-    input: &Reduce<'_, '_, F>,
-    group_shape: &[usize],
-    group_strides: &[usize],
-    out: &mut [F],
-) {
-    let mut out_strides = vec![0; group_shape.len()];
-    // The output is dense row-major over the group shape.
-    let _ = row_major_strides(group_shape, &mut out_strides);
-    let plan = Plan::new(group_shape, [&out_strides, group_strides], [0, input.base]);
-    let n = plan.run_len;
-    let rows = Rows {
-        data: input.data,
-        extent: input.shape[input.axis],
-        axis_stride: input.strides[input.axis],
-        in_stride: plan.run_strides[1],
-        n,
-    };
-    // Runs (output start, input start at i = 0) are gathered into batches of
-    // about `BLOCK` output elements; each batch is folded over every `i`
-    // before the next, so its output block stays in L1. The batch list is
-    // bounded (at most `BLOCK` entries), never proportional to the output.
-    let per_batch = (BLOCK / n).max(1);
-    let mut batch = Vec::with_capacity(per_batch.min(out.len() / n));
-    plan.for_each_run(|run| {
-        batch.push(run);
-        if batch.len() == per_batch {
-            rows.fold_batch::<S>(&batch, out);
-            batch.clear();
-        }
-    });
-    if !batch.is_empty() {
-        rows.fold_batch::<S>(&batch, out);
-    }
-}
-
-/// The fixed geometry of the `rows` kernel.
-struct Rows<'a, F> {
-    data: &'a [F],
-    /// Extent and stride of the reduced axis.
-    extent: usize,
-    axis_stride: usize,
-    /// Input stride along a run, and the run length.
-    in_stride: usize,
-    n: usize,
-}
-
-impl<F: Float> Rows<'_, F> {
-    /// Folds a batch of runs `[output start, input start]` over all `i`.
-    fn fold_batch<S: Step<F>>(&self, batch: &[[usize; 2]], out: &mut [F]) {
-        let (data, extent, axis_stride, in_stride) =
-            (self.data, self.extent, self.axis_stride, self.in_stride);
-        // A run longer than `BLOCK` is folded one column block at a time.
-        for column0 in (0..self.n).step_by(BLOCK) {
-            let width = (self.n - column0).min(BLOCK);
-            let fold_slice = |i: usize, out: &mut [F], init: bool| {
-                for &[o, x] in batch {
-                    let target = &mut out[o + column0..o + column0 + width];
-                    let x = x + i * axis_stride + column0 * in_stride;
-                    match (in_stride, init) {
-                        (1, true) => target.copy_from_slice(&data[x..x + width]),
-                        (1, false) => {
-                            for (slot, &value) in target.iter_mut().zip(&data[x..x + width]) {
-                                *slot = S::step(*slot, value);
-                            }
-                        }
-                        (_, true) => {
-                            for (k, slot) in target.iter_mut().enumerate() {
-                                *slot = data[x + k * in_stride];
-                            }
-                        }
-                        (_, false) => {
-                            for (k, slot) in target.iter_mut().enumerate() {
-                                *slot = S::step(*slot, data[x + k * in_stride]);
-                            }
-                        }
-                    }
-                }
-            };
-            if S::SEEDED == 0 {
-                for &[o, _] in batch {
-                    out[o + column0..o + column0 + width].fill(S::seed(F::ZERO));
-                }
-            } else {
-                fold_slice(0, out, true);
-            }
-            let mut i = S::SEEDED;
-            if in_stride == 1 {
-                // Four input rows per pass: still `((o + x_i) + x_{i+1}) + ..`
-                // per element, but four read streams in flight.
-                while i + 4 <= extent {
-                    for &[o, x] in batch {
-                        let target = &mut out[o + column0..o + column0 + width];
-                        let row = |r: usize| {
-                            let start = x + (i + r) * axis_stride + column0;
-                            &data[start..start + width]
-                        };
-                        let rows = target.iter_mut().zip(row(0)).zip(row(1)).zip(row(2));
-                        for ((((slot, &a), &b), &c), &d) in rows.zip(row(3)) {
-                            *slot = S::step(S::step(S::step(S::step(*slot, a), b), c), d);
-                        }
-                    }
-                    i += 4;
-                }
-            }
-            for i in i..extent {
-                fold_slice(i, out, false);
-            }
-        }
     }
 }
 

@@ -5,6 +5,7 @@
 mod argmax;
 mod kernel;
 mod partial_max;
+mod rows;
 
 pub use argmax::{argmax_axis, argmax_axis_into};
 pub(crate) use argmax::{argmax_fresh, argmax_into};

@@ -22,8 +22,10 @@ use crate::tensor::shape::dims::{Dims, DynDims};
 use crate::tensor::shape::layout::row_major_strides;
 use crate::tensor::traverse::Strided;
 use crate::tensor::traverse::groups::for_each_group;
+use crate::tensor::traverse::parallel::{Split, for_each_block};
 use crate::tensor::traverse::plan::run_iter;
-use crate::tensor::traverse::sink::Sink;
+use crate::tensor::traverse::sink::{Sink, SliceSink};
+use std::ops::Range;
 
 /// How each group is read and written: data a test can inspect.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -59,7 +61,8 @@ fn exp_shifted<F: Float>(x: F, m: F) -> F {
 }
 
 /// Writes the softmax of every group along `axis` to `sink` (row-major,
-/// the input's shape, `len` values). Nothing to do for an empty output.
+/// the input's shape, `len` values), on the calling thread. Nothing to do
+/// for an empty output.
 pub(crate) fn softmax<F: Float>(
     input: Strided<'_, '_, F>,
     axis: usize,
@@ -69,48 +72,130 @@ pub(crate) fn softmax<F: Float>(
     if len == 0 {
         return;
     }
-    let (shape, strides, data) = (input.shape, input.strides, input.data);
-    let extent = shape[axis];
-    let mut out_strides = DynDims::zeros(shape.len());
-    // The output's length was checked, so its row-major strides fit.
-    let _ = row_major_strides(shape, out_strides.as_mut_slice());
-    let (in_stride, out_stride) = (strides[axis], out_strides.as_slice()[axis]);
-    let out_strides = out_strides.as_slice();
-    let groups = |group: &mut dyn FnMut(usize, usize)| {
-        for_each_group(shape, strides, input.base, axis, out_strides, group);
+    let geometry = Geometry::new(input, axis);
+    geometry.groups(0..len / geometry.extent, 0, sink);
+}
+
+/// [`softmax`] into `out` (the input's element count), split into
+/// contiguous blocks of whole groups over `threads` threads: blocks of
+/// groups for `Dense` and `Gathered`, blocks of positions of the axes
+/// before `axis` for `Columns` (whose groups interleave within one such
+/// position). Every group is computed whole by one task, in its order.
+pub(crate) fn softmax_blocks<F: Float>(
+    input: Strided<'_, '_, F>,
+    axis: usize,
+    out: &mut [F],
+    threads: usize,
+) {
+    if out.is_empty() {
+        return;
+    }
+    let geometry = Geometry::new(input, axis);
+    // Groups per unit of the split, and the unit's values.
+    let groups = match geometry.strategy {
+        SoftmaxStrategy::Columns => geometry.out_stride,
+        SoftmaxStrategy::Dense | SoftmaxStrategy::Gathered => 1,
     };
-    match SoftmaxStrategy::of(in_stride, out_stride) {
-        SoftmaxStrategy::Dense => {
-            // Groups `LANES` at a time: their maxima read side by side.
-            let mut block = [0; LANES];
-            let mut filled = 0;
-            groups(&mut |x, _| {
-                block[filled] = x;
-                filled += 1;
-                if filled == LANES {
-                    dense_block(data, &block, extent, sink);
-                    filled = 0;
-                }
-            });
-            dense_block(data, &block[..filled], extent, sink);
+    let unit = groups * geometry.extent;
+    let split = Split { unit, min_units: 1 };
+    for_each_block(out, split, threads, |units, block| {
+        let sink = &mut SliceSink::new(block);
+        geometry.groups(
+            units.start * groups..units.end * groups,
+            units.start * unit,
+            sink,
+        );
+    });
+}
+
+/// Where the groups of a softmax along one axis lie in the input and in
+/// the (row-major) output, and how they are read.
+struct Geometry<'a, 's, F> {
+    input: Strided<'a, 's, F>,
+    axis: usize,
+    extent: usize,
+    in_stride: usize,
+    out_stride: usize,
+    out_strides: DynDims,
+    strategy: SoftmaxStrategy,
+}
+
+impl<'a, 's, F: Float> Geometry<'a, 's, F> {
+    /// The geometry of a non-empty input's groups along `axis`.
+    fn new(input: Strided<'a, 's, F>, axis: usize) -> Self {
+        let shape = input.shape;
+        let mut out_strides = DynDims::zeros(shape.len());
+        // The output's length was checked, so its row-major strides fit.
+        let _ = row_major_strides(shape, out_strides.as_mut_slice());
+        let (in_stride, out_stride) = (input.strides[axis], out_strides.as_slice()[axis]);
+        Self {
+            input,
+            axis,
+            extent: shape[axis],
+            in_stride,
+            out_stride,
+            out_strides,
+            strategy: SoftmaxStrategy::of(in_stride, out_stride),
         }
-        SoftmaxStrategy::Gathered => groups(&mut |x, _| {
-            let values = || run_iter(data, x, in_stride, extent);
-            let m = values().skip(1).fold(data[x], max_step);
-            append(values(), m, extent, sink);
-        }),
-        SoftmaxStrategy::Columns => {
-            let out = sink.next_slots(len, F::ZERO);
-            groups(&mut |x, o| {
-                let group = Group {
-                    start: x,
-                    stride: in_stride,
-                    out_start: o,
-                    out_stride,
-                    extent,
-                };
-                group.run(data, out);
-            });
+    }
+
+    /// Writes the groups `groups` (row-major positions over the other
+    /// axes) to `sink`, which holds the output from offset `out_first`:
+    /// exactly those groups' values.
+    fn groups(&self, groups: Range<usize>, out_first: usize, sink: &mut impl Sink<F>) {
+        let (data, extent, in_stride) = (self.input.data, self.extent, self.in_stride);
+        let count = groups.len();
+        let each = |group: &mut dyn FnMut(usize, usize)| {
+            let Strided {
+                shape,
+                strides,
+                base,
+                ..
+            } = self.input;
+            let out_strides = self.out_strides.as_slice();
+            for_each_group(
+                shape,
+                strides,
+                base,
+                self.axis,
+                out_strides,
+                groups.clone(),
+                group,
+            );
+        };
+        match self.strategy {
+            SoftmaxStrategy::Dense => {
+                // Groups `LANES` at a time: their maxima read side by side.
+                let mut block = [0; LANES];
+                let mut filled = 0;
+                each(&mut |x, _| {
+                    block[filled] = x;
+                    filled += 1;
+                    if filled == LANES {
+                        dense_block(data, &block, extent, sink);
+                        filled = 0;
+                    }
+                });
+                dense_block(data, &block[..filled], extent, sink);
+            }
+            SoftmaxStrategy::Gathered => each(&mut |x, _| {
+                let values = || run_iter(data, x, in_stride, extent);
+                let m = values().skip(1).fold(data[x], max_step);
+                append(values(), m, extent, sink);
+            }),
+            SoftmaxStrategy::Columns => {
+                let out = sink.next_slots(count * extent, F::ZERO);
+                each(&mut |x, o| {
+                    let group = Group {
+                        start: x,
+                        stride: in_stride,
+                        out_start: o - out_first,
+                        out_stride: self.out_stride,
+                        extent,
+                    };
+                    group.run(data, out);
+                });
+            }
         }
     }
 }
@@ -194,7 +279,6 @@ impl Group {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tensor::traverse::sink::SliceSink;
 
     /// The composition, coordinate by coordinate: `max_step` fold, then
     /// `exp(x - m)`, an ascending sum from +0.0, and the division.
