@@ -28,7 +28,8 @@
 //!
 //! Numerics: each output group is folded in ascending index order along
 //! the axis (sum and mean from +0.0), so results are bit-identical for every
-//! layout of the same logical values (contiguous, transposed, sliced).
+//! layout of the same logical values (contiguous, transposed, sliced); a
+//! NaN made by arithmetic stays NaN, its payload bits unspecified by Rust.
 //!
 //! Errors, in this order: [`TensorOpError::ReductionAxisOutOfBounds`] if
 //! `axis >= R` (always for a rank-0 view), then for mean and max an axis of

@@ -5,7 +5,8 @@
 //! rows for a reduction) as its own `&mut [T]` (`par_chunks_mut`), and the
 //! task computes every value of its block exactly as the one-thread kernel
 //! does. So no value depends on which thread computed it or on how many
-//! there are: results are bit-identical for every thread count.
+//! there are: results are bit-identical for every thread count (up to the
+//! payload of a NaN made by arithmetic, which Rust does not specify).
 
 use rayon::prelude::*;
 use std::ops::Range;
