@@ -14,7 +14,9 @@
 //!
 //! Cases 9 and 10 (matrix multiplication) compare `ops::matmul` with
 //! ndarray (`dot`, `general_mat_mul`) and with the naive ordered triple
-//! loop, which ours must equal bit for bit (checked before timing).
+//! loop, which ours must equal bit for bit (checked before timing). The
+//! softmax and index_select cases (`compare/softmax.rs`): the fused softmax
+//! against its composition and ndarray, `index_select` against a plain loop.
 //!
 //! `COMPARE_ALLOC_PROBE=N` skips the benchmarks and runs only the rank-4
 //! view-transform chain `N` times, so `valgrind` can show that the chain
@@ -27,11 +29,13 @@ mod harness;
 mod matmul;
 #[path = "compare/report.rs"]
 mod report;
+#[path = "compare/softmax.rs"]
+mod softmax;
 
 use criterion::Criterion;
 use harness::*;
 use llm_from_scratch::prelude::*;
-use matmul::{matmul_attention, matmul_square};
+use matmul::{TWO, decode_step, matmul_attention, matmul_square};
 use ndarray::{Array1, Array2, Array3, Array4, ArrayView4, Axis, s};
 use report::report;
 use std::hint::black_box;
@@ -49,18 +53,25 @@ pub(crate) fn transpose<T: Elem>(c: &mut Criterion) {
     timed(&mut g, &name, "ours", || {
         owner.view().transpose(0, 1).unwrap().materialize().unwrap()
     });
+    timed(&mut g, &name, "ours_2t", || {
+        TWO.install(|| owner.view().transpose(0, 1).unwrap().materialize().unwrap())
+    });
     timed(&mut g, &name, "ndarray", || {
         array.t().as_standard_layout().into_owned()
     });
     let mut out = Tensor::zeros([N, N]).unwrap();
-    timed(&mut g, &name, "ours_into", || {
+    let into = |out: &mut Tensor<2, T>| {
         owner
             .view()
             .transpose(0, 1)
             .unwrap()
-            .materialize_into(&mut out)
+            .materialize_into(out)
             .unwrap();
         out.as_slice()[N]
+    };
+    timed(&mut g, &name, "ours_into", || into(&mut out));
+    timed(&mut g, &name, "ours_into_2t", || {
+        TWO.install(|| into(&mut out))
     });
     memcpy_case::<T>(&mut g, &name, N * N);
     g.finish();
@@ -152,6 +163,9 @@ pub(crate) fn sums<T: Elem>(c: &mut Criterion) {
         timed(&mut g, &name, "ours", || {
             sum_axis(&owner.view(), axis, RemoveDim).unwrap()
         });
+        timed(&mut g, &name, "ours_2t", || {
+            TWO.install(|| sum_axis(&owner.view(), axis, RemoveDim).unwrap())
+        });
         timed(&mut g, &name, "ndarray", || array.sum_axis(Axis(axis)));
         g.finish();
     }
@@ -177,6 +191,9 @@ pub(crate) fn max(c: &mut Criterion) {
     assert_eq!(ours.as_slice(), nd().as_slice().unwrap());
     timed(&mut g, name, "ours", || {
         max_axis(&owner.view(), 1, RemoveDim).unwrap()
+    });
+    timed(&mut g, name, "ours_2t", || {
+        TWO.install(|| max_axis(&owner.view(), 1, RemoveDim).unwrap())
     });
     timed(&mut g, name, "ndarray", nd);
     g.finish();
@@ -354,6 +371,12 @@ fn main() {
         alloc_probe(times);
         return;
     }
+    // One thread in the global pool: the `ours` rows run on the bench
+    // thread, whose CPU time is the clock; `ours_2t` rows use a local pool.
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build_global()
+        .expect("the global pool is configured once, before any use");
     let mut c = Criterion::default()
         .nresamples(20_000)
         .without_plots()
@@ -374,6 +397,13 @@ fn main() {
     matmul_square::<f32>(&mut c);
     matmul_attention::<f64>(&mut c);
     matmul_attention::<f32>(&mut c);
+    for masked in [true, false] {
+        softmax::softmax::<f32>(&mut c, masked);
+        softmax::softmax::<f64>(&mut c, masked);
+    }
+    softmax::index_select_rows(&mut c);
+    decode_step::<f64>(&mut c);
+    decode_step::<f32>(&mut c);
     c.final_summary();
     report();
 }

@@ -3,8 +3,9 @@
 
 Writes tests/fixtures/attention_small.txt, which tests/attention.rs reads, so
 the Rust tests need no Python. The input is the example's seeded input: the
-same SplitMix64 generator (examples/attention_heads/prng.rs), the same seed,
-the same mapping to [-1, 1), so both sides start from identical bits.
+same SplitMix64 generator (examples/common/prng.rs, whose unit test checks
+it against this file), the same seed, the same mapping to [-1, 1), so both
+sides start from identical bits.
 
 The pipeline is written the NumPy way, independently of the Rust code:
 np.split for Q/K/V, reshape + transpose for split heads, `@` (BLAS) for the
@@ -34,7 +35,7 @@ import numpy as np
 
 # The fixture's sizes: B, T, H, D (C = H * D = 12). Small, but every axis > 1.
 BATCH, SEQ, HEADS, HEAD_WIDTH = 2, 5, 3, 4
-# The seed of examples/attention_heads/prng.rs (`SEED`).
+# The seed of examples/common/prng.rs (`SEED`).
 SEED = 2019
 
 MASK64 = (1 << 64) - 1

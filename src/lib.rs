@@ -18,11 +18,12 @@
 //!
 //! // A stable softmax over the last axis: max kept, subtract, exp, sum kept, divide.
 //! let scores: Tensor<2> = Tensor::from_vec([2, 3], vec![1.0, 2.0, 3.0, 1.0, 1.0, 1.0])?;
-//! let max = max_axis(&scores.view(), 1, KeepDim)?;                  // [2, 1]
-//! let e = map_binary(&scores.view(), &max.view(), |s, m| (s - m).exp())?;
-//! let z = sum_axis(&e.view(), 1, KeepDim)?;                         // [2, 1]
-//! let p = map_binary(&e.view(), &z.view(), |e, z| e / z)?;          // [2, 3]
-//! assert!((sum_axis(&p.view(), 1, RemoveDim)?.as_slice()[0] - 1.0).abs() < 1e-15);
+//! let max = max_axis(&scores, 1, KeepDim)?;                  // [2, 1]
+//! let e = map_binary(&scores, &max, |s, m| (s - m).exp())?;
+//! let z = sum_axis(&e, 1, KeepDim)?;                         // [2, 1]
+//! let p = map_binary(&e, &z, |e, z| e / z)?;          // [2, 3]
+//! assert!((sum_axis(&p, 1, RemoveDim)?.as_slice()[0] - 1.0).abs() < 1e-15);
+//! assert_eq!(softmax_axis(&scores, 1)?, p); // the same, fused, bit for bit
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 #![forbid(unsafe_code)]
@@ -31,17 +32,29 @@
 
 pub mod tensor;
 
-pub use tensor::{DynTensor, DynView, Tensor, TensorError, TensorOpError, TensorViewError, View};
+pub use tensor::{
+    AsView, DynTensor, DynView, Error, Tensor, TensorError, TensorOpError, TensorViewError, View,
+};
 
-/// Everything a model file usually needs: the types, the markers and the ops.
+/// Everything a model file usually needs: the types, the traits, the
+/// markers and the ops.
 pub mod prelude {
+    #[doc(no_inline)]
+    pub use crate::tensor::ops::{
+        argmax_axis, argmax_axis_into, concat, concat_into, index_select, index_select_into,
+        softmax_axis, softmax_axis_into, stack, stack_into,
+    };
+    #[doc(no_inline)]
     pub use crate::tensor::ops::{
         broadcast_shape, map_binary, map_binary_into, map_unary, map_unary_into, matmul,
         matmul_into, max_axis, max_axis_into, mean_axis, mean_axis_into, sum_axis, sum_axis_into,
     };
+    #[doc(no_inline)]
     pub use crate::tensor::{
-        Axes2, Axes3, Axes4, DynTensor, DynView, KeepDim, LayoutTrace, RemoveDim, Tensor,
-        TensorError, TensorOpError, TensorViewError, View, copying_transpose,
+        AsView, Axes1, Axes2, Axes3, Axes4, Axes5, Axes6, Axes7, Axes8, AxisList, BroadcastRank,
+        DynTensor, DynView, Error, Float, InsertAxis, KeepDim, LayoutTrace, MatrixRank, Rank,
+        RankAtMost, ReduceDim, RemoveAxis, RemoveDim, Tensor, TensorError, TensorOpError,
+        TensorViewError, View, copying_transpose,
     };
 }
 

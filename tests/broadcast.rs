@@ -1,4 +1,4 @@
-//! Broadcasting and elementwise maps (seed 003): NumPy's trailing-axis rule,
+//! Broadcasting and elementwise maps: NumPy's trailing-axis rule,
 //! its error and overflow policy, and the closure contract of `map_unary` /
 //! `map_binary` (once per output element, logical row-major order, left
 //! value first, never for an empty output).
@@ -9,7 +9,7 @@ use llm_from_scratch::tensor::{BroadcastRank, Rank};
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
-/// Seed 003's frozen example: token rows `[2, 3]` and a feature bias `[3]`.
+/// Token rows `[2, 3]` and a feature bias `[3]`.
 fn tokens_and_bias() -> Result<(Tensor<2>, Tensor<1>), TensorError> {
     let tokens = Tensor::from_vec([2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])?;
     let bias = Tensor::from_vec([3], vec![10.0, 20.0, 30.0])?;
@@ -17,7 +17,7 @@ fn tokens_and_bias() -> Result<(Tensor<2>, Tensor<1>), TensorError> {
 }
 
 #[test]
-fn seed_tokens_plus_bias() -> TestResult {
+fn tokens_plus_bias() -> TestResult {
     let (tokens, bias) = tokens_and_bias()?;
     let biased = map_binary(&tokens.view(), &bias.view(), |x, b| x + b)?;
     assert_eq!(biased.shape(), &[2, 3]);
@@ -33,7 +33,7 @@ fn seed_tokens_plus_bias() -> TestResult {
 }
 
 #[test]
-fn seed_squares_with_map_unary() -> TestResult {
+fn squares_with_map_unary() -> TestResult {
     let (tokens, _) = tokens_and_bias()?;
     let squared = map_unary(&tokens.view(), |x| x * x)?;
     assert_eq!(squared.shape(), &[2, 3]);
@@ -42,7 +42,7 @@ fn seed_squares_with_map_unary() -> TestResult {
 }
 
 #[test]
-fn exercise_1_shape_and_source_coordinates() -> TestResult {
+fn the_output_shape_and_each_source_coordinate() -> TestResult {
     assert_eq!(broadcast_shape(&[2, 1, 3], &[4, 3])?, [2, 4, 3]);
     assert_eq!(
         dynamic::broadcast_shape(&[2, 1, 3], &[4, 3])?,
@@ -68,7 +68,7 @@ fn exercise_1_shape_and_source_coordinates() -> TestResult {
 }
 
 #[test]
-fn exercise_2_incompatible_extents_name_axis_and_sizes() -> TestResult {
+fn incompatible_extents_name_axis_and_sizes() -> TestResult {
     let expected = TensorOpError::IncompatibleBroadcast {
         axis: 1,
         left_dimension: 3,
@@ -99,7 +99,7 @@ fn exercise_2_incompatible_extents_name_axis_and_sizes() -> TestResult {
 }
 
 #[test]
-fn exercise_3_empty_broadcast_never_calls_the_closure() -> TestResult {
+fn an_empty_broadcast_never_calls_the_closure() -> TestResult {
     assert_eq!(broadcast_shape(&[0, 3], &[1, 3])?, [0, 3]);
     let empty = Tensor::from_vec([0, 3], Vec::<f64>::new())?;
     let row = Tensor::from_vec([1, 3], vec![10.0, 20.0, 30.0])?;

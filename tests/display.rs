@@ -360,7 +360,7 @@ fn debug_of_a_view_shows_its_layout_not_the_owner() -> TestResult {
     let corner = owner.view().slice(0, 0..1)?.slice(1, 0..1)?;
     assert_eq!(
         format!("{corner:?}"),
-        "View { shape: [1, 1], strides: [1000, 1], base_offset: 0, len: 1, storage_len: 1000000 }"
+        "View { shape: [1, 1], strides: [1000, 1], base_offset: 0, len: 1, storage_len: 1000000, values: [0.0] }"
     );
     Ok(())
 }

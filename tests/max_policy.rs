@@ -1,7 +1,8 @@
-//! The max policy of `max_axis` (the course's reductions chapter): the
-//! first NaN wins with its exact payload and, on equal values, the earlier
-//! one (so -0.0 before +0.0 stays -0.0), for every length and group count
-//! (the kernels fold 8 groups side by side), in f32 and f64.
+//! The max policy of `max_axis`: a NaN wins, as in NumPy's `np.max` and
+//! PyTorch's `torch.max`, and which one is fixed: the first NaN with its
+//! exact payload; on equal values the earlier one (so -0.0 before +0.0
+//! stays -0.0). Checked for every length and group count (the kernels fold
+//! 8 groups side by side), in f32 and f64.
 
 use llm_from_scratch::prelude::*;
 use llm_from_scratch::tensor::Float;
@@ -68,7 +69,7 @@ fn max_group<F: Bits>(g: usize, n: usize) -> (Vec<F>, u64) {
         }
         1 => {
             // The maximum is zero; its first occurrence decides the sign.
-            let zeros = [F::neg_zero(), F::ZERO];
+            let zeros = [<F as Bits>::neg_zero(), F::ZERO];
             for (i, value) in values.iter_mut().enumerate().skip(at) {
                 *value = zeros[(i + g / 3) % 2];
             }
@@ -154,7 +155,7 @@ fn max_keeps_the_first_nan_and_the_earlier_tie_for_every_length_f32() -> TestRes
 }
 
 #[test]
-fn exercise_7_max_policy_worked_cases() -> TestResult {
+fn max_policy_on_small_cases() -> TestResult {
     let nan_a = f64::from_bits(0x7ff8_0000_0000_00aa);
     let nan_b = f64::from_bits(0xfff8_0000_0000_00bb);
     let values = Tensor::from_vec([3], vec![1.0, nan_a, nan_b])?;

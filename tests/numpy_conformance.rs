@@ -4,34 +4,43 @@
 //! indexing, strides, views and broadcasting; Python's IEEE 754 arithmetic
 //! for our exact ascending sums and first-NaN maxima) and read here with std
 //! only, so neither the tests nor CI need Python. Every case runs through the
-//! dynamic API (`tensor::dynamic`) and, dispatched by rank with a `match`,
-//! through the ranked API (`Tensor<R>`, `View<R>`, `tensor::ops`); both are
+//! dynamic API (`tensor::dynamic`) and, dispatched by rank with
+//! `common::with_rank!`, through the ranked API (`Tensor<R>`, `View<R>`, `tensor::ops`); both are
 //! compared bit for bit. Where NumPy deliberately differs from us (reshape of
 //! a non-contiguous view, empty mean / max, slices past the end, max ties
 //! and NaN payloads, pairwise summation, layouts of empty and extent-1 axes)
 //! the fixture records NumPy's answer on an `np` line, and the tests check
 //! that every difference is one of those documented kinds.
 //!
+//! `view_ops.txt` takes PyTorch as the oracle of `view` and its kin
+//! (`unflatten`, `flatten`, `unsqueeze`; PyTorch's version is in the file's
+//! header) and NumPy for the other view operations.
+//!
 //! Run `cargo test --test numpy_conformance -- --nocapture` to see the
 //! number of cases per operation and per kind of NumPy difference.
 
 #[path = "numpy_conformance/broadcast.rs"]
 mod broadcast;
+mod common;
 #[path = "numpy_conformance/fixture.rs"]
 mod fixture;
+#[path = "common/ranked_views.rs"]
+mod ranked_views;
 #[path = "numpy_conformance/reduce.rs"]
 mod reduce;
+#[path = "numpy_conformance/view_ops.rs"]
+mod view_ops;
 #[path = "numpy_conformance/views.rs"]
 mod views;
 
 use fixture::{Report, load};
 
-/// The floor: at least 1,000 seeded cases over ranks 0 to 6.
+/// At least 1,000 seeded cases over ranks 0 to 6, so every rank and op is covered many times.
 #[test]
 fn fixtures_hold_at_least_a_thousand_cases_over_ranks_0_to_6() {
     let mut report = Report::new("fixture totals");
     let mut total = 0;
-    for name in ["views.txt", "broadcast.txt", "reduce.txt"] {
+    for name in ["views.txt", "broadcast.txt", "reduce.txt", "view_ops.txt"] {
         let cases = load(name);
         total += cases.len();
         report.add(&format!("cases in {name}"), cases.len());
@@ -48,7 +57,7 @@ fn fixtures_hold_at_least_a_thousand_cases_over_ranks_0_to_6() {
         );
     }
     report.add("cases in total", total);
-    report.finish(&[("cases in total", 1000)]);
+    report.finish(&[("cases in total", 2500)]);
 }
 
 /// Transpose / permute / slice / reshape chains: shape, strides in elements,
@@ -102,5 +111,44 @@ fn reductions_match_the_exact_python_folds() {
         ("ranked replays", 7000),
         ("numpy differs: max -0.0 / +0.0 tie or NaN payload", 50),
         ("numpy differs: pairwise summation rounding", 4),
+    ]);
+}
+
+/// Chains of split_axis, merge_axes, reshape_strided (PyTorch's `view`),
+/// unsqueeze, squeeze, select, broadcast_to, slice_step, chunk and
+/// split_at over owners and `as_strided` bases: layout after every step,
+/// values, and every difference from PyTorch / NumPy a documented one.
+#[test]
+fn view_operation_chains_match_pytorch_and_numpy() {
+    let mut report = Report::new("view_ops.txt");
+    for case in load("view_ops.txt") {
+        view_ops::replay(&case, &mut report);
+    }
+    report.finish(&[
+        ("view-op chains", 900),
+        ("chains from an as_strided base", 250),
+        ("split_axis", 120),
+        ("merge_axes", 150),
+        ("reshape_strided", 400),
+        ("unsqueeze", 200),
+        ("squeeze", 100),
+        ("select", 100),
+        ("broadcast_to", 150),
+        ("slice_step", 100),
+        ("chunk", 100),
+        ("split_at", 100),
+        (
+            "reshape_strided of a non-contiguous view (reshape refuses it)",
+            60,
+        ),
+        ("error: NonStrideCompatibleReshape", 25),
+        ("torch view refuses too", 25),
+        ("error: NonMergeableAxes", 20),
+        ("torch differs: flatten copies what merge_axes refuses", 20),
+        ("error: SplitAxisMismatch", 10),
+        ("error: SqueezeNonUnitAxis", 40),
+        ("error: ZeroSliceStep", 10),
+        ("error: UnevenChunk", 10),
+        ("ranked replays", 850),
     ]);
 }

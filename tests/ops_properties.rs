@@ -4,6 +4,9 @@
 //! layouts (permuted storage, sliced padding, stride-0 repeats). Results must
 //! be bit-identical, errors equal, and the ranked and dynamic APIs agree.
 
+mod common;
+
+use common::with_rank;
 use llm_from_scratch::prelude::*;
 use llm_from_scratch::tensor::dynamic;
 use llm_from_scratch::tensor::{BroadcastRank, Rank, ReduceDim};
@@ -295,26 +298,11 @@ where
     Ok((out.shape().to_vec(), out.into_vec(), calls))
 }
 
-/// Calls `$f(&left_ranked, &right_ranked)` for the runtime ranks of two `DynView`s.
-macro_rules! by_rank_pair {
-    ($left:expr, $right:expr, $f:ident; $($r:literal)*) => {
-        by_rank_pair!(@rows $left, $right, $f; [$($r)*]; $($r)*)
-    };
-    (@rows $left:expr, $right:expr, $f:ident; $all:tt; $($l:literal)*) => {
-        match $left.rank() {
-            $($l => by_rank_pair!(@row $left, $right, $f, $l; $all),)*
-            other => panic!("rank {other} out of range"),
-        }
-    };
-    (@row $left:expr, $right:expr, $f:ident, $l:literal; [$($m:literal)*]) => {
-        match $right.rank() {
-            $($m => $f(
-                &$left.clone().into_ranked::<$l>().unwrap(),
-                &$right.clone().into_ranked::<$m>().unwrap(),
-            ),)*
-            other => panic!("rank {other} out of range"),
-        }
-    };
+/// The ranked view of rank `R` of a `DynView` that has that rank.
+fn ranked<'a, const R: usize>(view: &DynView<'a>) -> View<'a, R> {
+    view.clone()
+        .into_ranked::<R>()
+        .expect("dispatched on the view's rank")
 }
 
 /// The three ranked reductions with marker `keep`; the output rank is inferred.
@@ -337,20 +325,6 @@ fn ranked_reduce<const R: usize, const S: usize, K: ReduceDim<R, Output = Rank<S
 fn ranked_unary<const R: usize>(view: &View<'_, R>) -> (Vec<usize>, Vec<u64>) {
     let out = map_unary(view, |x: f64| x.to_bits()).unwrap();
     (out.shape().to_vec(), out.into_vec())
-}
-
-/// Evaluates `$body` with `$v` bound to the `DynView` converted to its
-/// runtime rank, for the listed ranks (`None` for other ranks).
-macro_rules! by_rank {
-    ($view:expr, |$v:ident| $body:expr; $($r:literal)*) => {
-        match $view.rank() {
-            $($r => {
-                let $v = &$view.clone().into_ranked::<$r>().unwrap();
-                Some($body)
-            })*
-            _ => None,
-        }
-    };
 }
 
 // ---------------------------------------------------------------- properties
@@ -388,8 +362,8 @@ proptest! {
         prop_assert_eq!(out.shape(), &layout.shape[..]);
         prop_assert_eq!(out.as_slice(), &expected[..]);
         prop_assert_eq!(&calls, &expected);
-        let ranked = by_rank!(view, |v| ranked_unary(v); 0 1 2 3 4);
-        prop_assert_eq!(ranked, Some((layout.shape.clone(), expected)));
+        let ranked = with_rank!(view.rank(), [0 1 2 3 4], |R| ranked_unary(&ranked::<R>(&view)));
+        prop_assert_eq!(ranked, (layout.shape.clone(), expected));
     }
 
     #[test]
@@ -418,7 +392,11 @@ proptest! {
         .map(|out| (out.shape().to_vec(), out.into_vec(), calls));
         prop_assert_eq!(&dynamic_result, &expected);
 
-        let ranked_result = by_rank_pair!(left_view, right_view, ranked_binary; 0 1 2 3 4);
+        let ranked_result = with_rank!(left_view.rank(), [0 1 2 3 4], |L| {
+            with_rank!(right_view.rank(), [0 1 2 3 4], |M| {
+                ranked_binary(&ranked::<L>(&left_view), &ranked::<M>(&right_view))
+            })
+        });
         prop_assert_eq!(&ranked_result, &expected);
     }
 
@@ -436,9 +414,15 @@ proptest! {
             pack(dynamic::max_axis(&view, axis, keep)),
         ];
         let ranked_results = if keep {
-            by_rank!(view, |v| ranked_reduce(v, axis, KeepDim); 0 1 2 3 4)
+            let reduce = with_rank!(view.rank(), [0 1 2 3 4], |R| {
+                ranked_reduce(&ranked::<R>(&view), axis, KeepDim)
+            });
+            Some(reduce)
         } else {
-            by_rank!(view, |v| ranked_reduce(v, axis, RemoveDim); 1 2 3 4)
+            // RemoveDim on a rank-0 view does not compile.
+            with_rank!(view.rank(), [1 2 3 4], |R| {
+                Some(ranked_reduce(&ranked::<R>(&view), axis, RemoveDim))
+            }, 0 => None, rank => panic!("rank {rank} is not drawn"))
         };
         for (i, kind) in kinds.into_iter().enumerate() {
             prop_assert!(same(kind, &dynamic_results[i], &expected[i]),

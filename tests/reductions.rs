@@ -1,5 +1,7 @@
-//! Single-axis reductions (the course's reductions chapter): the worked
-//! numbers, empty axes, the error order (axis bound, empty axis,
+//! Single-axis reductions `sum_axis` / `mean_axis` / `max_axis` (NumPy's
+//! `sum` / `mean` / `max` with one `axis`; `KeepDim` is `keepdims=True`):
+//! values on a `[2, 3]` example, empty axes (an empty sum is +0.0, an empty
+//! mean or max is an error), the error order (axis bound, empty axis,
 //! allocation) and the exact ascending fold in every layout. The max
 //! policy has its own file, `max_policy.rs`.
 
@@ -9,7 +11,7 @@ use llm_from_scratch::tensor::{Float, Rank, ReduceDim, RemoveAxis};
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
-/// Seed 003's biased tokens `[[11, 22, 33], [14, 25, 36]]`.
+/// Token rows plus a feature bias: `[[11, 22, 33], [14, 25, 36]]`.
 fn biased() -> Result<Tensor<2>, TensorError> {
     Tensor::from_vec([2, 3], vec![11.0, 22.0, 33.0, 14.0, 25.0, 36.0])
 }
@@ -19,7 +21,7 @@ fn bits64(values: &[f64]) -> Vec<u64> {
 }
 
 #[test]
-fn seed_sum_mean_max() -> TestResult {
+fn sum_mean_max_of_the_biased_tokens() -> TestResult {
     let biased = biased()?;
     let sums = sum_axis(&biased.view(), 0, RemoveDim)?;
     let _: &[usize; 1] = sums.shape();
@@ -88,7 +90,7 @@ fn output_rank_follows_the_marker() -> TestResult {
 }
 
 #[test]
-fn exercise_5_empty_selected_axis() -> TestResult {
+fn an_empty_selected_axis() -> TestResult {
     let empty = Tensor::from_vec([2, 0, 3], Vec::<f64>::new())?;
     let sums = sum_axis(&empty.view(), 1, RemoveDim)?;
     assert_eq!(sums.shape(), &[2, 3]);
@@ -160,7 +162,7 @@ fn an_empty_other_axis_gives_an_empty_output() -> TestResult {
 }
 
 #[test]
-fn exercise_6_mean_of_tenths_within_tolerance() -> TestResult {
+fn the_mean_of_tenths_is_within_tolerance() -> TestResult {
     let tenths: Tensor<1> = Tensor::from_vec([3], vec![0.1, 0.2, 0.3])?;
     let mean = mean_axis(&tenths.view(), 0, RemoveDim)?;
     let _: &[usize; 0] = mean.shape();
@@ -260,7 +262,7 @@ fn a_scalar_has_no_axis_to_reduce() -> TestResult {
 /// magnitudes from 1e-3 to 1e16, both signs, and one signed zero.
 fn awkward(n: usize) -> f64 {
     let scale = [1e16, 1.0, 1e-3, 3.0e8, 0.1][n % 5];
-    let sign = if (n * 7) % 3 == 0 { -1.0 } else { 1.0 };
+    let sign = if (n * 7).is_multiple_of(3) { -1.0 } else { 1.0 };
     if n == 17 {
         -0.0
     } else {

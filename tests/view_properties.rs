@@ -14,507 +14,27 @@
 //! borrowed data (`View::from_parts`), whose offsets the model computes as
 //! `base + Σ index·stride`.
 
+//!
+//! Files: `model.rs` (the model and the specified results), `ranked.rs`
+//! (the ranked API at a rank chosen at run time), `requests.rs` (requests
+//! drawn from seeds); this file runs them and holds the properties.
+
+mod common;
+#[path = "common/layouts.rs"]
+mod layouts;
+#[path = "view_properties/model.rs"]
+mod model;
+#[path = "view_properties/ranked.rs"]
+mod ranked;
+#[path = "view_properties/requests.rs"]
+mod requests;
+
 use llm_from_scratch::tensor::dynamic::{DynTensor, DynView};
-use llm_from_scratch::tensor::{Tensor, TensorError, TensorViewError, View};
+use model::*;
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
-
-type Value = i64;
-type E = TensorViewError;
-
-const OVERFLOW: E = TensorViewError::Tensor(TensorError::ShapeOverflow);
-
-// ---- the reference model ----
-
-/// The element count of a valid shape (a zero extent anywhere gives 0).
-fn count(shape: &[usize]) -> usize {
-    if shape.contains(&0) {
-        0
-    } else {
-        shape.iter().product()
-    }
-}
-
-/// Every coordinate of `shape`, in row-major order, by counting.
-fn coordinates(shape: &[usize]) -> Vec<Vec<usize>> {
-    (0..count(shape))
-        .map(|mut index| {
-            let mut coordinate = vec![0; shape.len()];
-            for axis in (0..shape.len()).rev() {
-                coordinate[axis] = index % shape[axis];
-                index /= shape[axis];
-            }
-            coordinate
-        })
-        .collect()
-}
-
-/// The row-major position of `coordinate` in `shape`.
-fn position(shape: &[usize], coordinate: &[usize]) -> usize {
-    coordinate
-        .iter()
-        .zip(shape)
-        .fold(0, |acc, (&c, &n)| acc * n + c)
-}
-
-/// Row-major strides: plain suffix products, right to left; `ShapeOverflow`
-/// when one of them (or the element count) does not fit in usize.
-fn row_major_strides(shape: &[usize]) -> Result<Vec<usize>, E> {
-    let mut strides = vec![0; shape.len()];
-    let mut running: u128 = 1;
-    for axis in (0..shape.len()).rev() {
-        strides[axis] = running as usize;
-        running *= shape[axis] as u128;
-        if running > usize::MAX as u128 {
-            return Err(OVERFLOW);
-        }
-    }
-    Ok(strides)
-}
-
-#[derive(Clone, Debug)]
-struct Model {
-    shape: Vec<usize>,
-    /// The owner offset of each coordinate, in row-major order.
-    offsets: Vec<usize>,
-}
-
-impl Model {
-    fn owner(shape: &[usize]) -> Self {
-        Self {
-            shape: shape.to_vec(),
-            offsets: (0..count(shape)).collect(),
-        }
-    }
-
-    fn rank(&self) -> usize {
-        self.shape.len()
-    }
-
-    fn len(&self) -> usize {
-        self.offsets.len()
-    }
-
-    fn at(&self, coordinate: &[usize]) -> usize {
-        self.offsets[position(&self.shape, coordinate)]
-    }
-
-    /// Output axis k is source axis `axes[k]`.
-    fn permute(&self, axes: &[usize]) -> Self {
-        let shape: Vec<usize> = axes.iter().map(|&axis| self.shape[axis]).collect();
-        let offsets = coordinates(&shape)
-            .iter()
-            .map(|coordinate| {
-                let mut source = vec![0; coordinate.len()];
-                for (k, &axis) in axes.iter().enumerate() {
-                    source[axis] = coordinate[k];
-                }
-                self.at(&source)
-            })
-            .collect();
-        Self { shape, offsets }
-    }
-
-    fn slice(&self, axis: usize, start: usize, end: usize) -> Self {
-        let mut shape = self.shape.clone();
-        shape[axis] = end - start;
-        let offsets = coordinates(&shape)
-            .iter()
-            .map(|coordinate| {
-                let mut source = coordinate.clone();
-                source[axis] += start;
-                self.at(&source)
-            })
-            .collect();
-        Self { shape, offsets }
-    }
-
-    fn reshape(&self, shape: &[usize]) -> Self {
-        Self {
-            shape: shape.to_vec(),
-            offsets: self.offsets.clone(),
-        }
-    }
-
-    fn contiguous(&self) -> bool {
-        self.offsets.windows(2).all(|pair| pair[1] == pair[0] + 1)
-    }
-}
-
-// ---- what the specification says each request returns ----
-
-fn expect_axis(axis: usize, rank: usize) -> Result<(), E> {
-    if axis < rank {
-        Ok(())
-    } else {
-        Err(E::AxisOutOfBounds { axis, rank })
-    }
-}
-
-fn expected_transpose(model: &Model, first: usize, second: usize) -> Result<Model, E> {
-    expect_axis(first, model.rank())?;
-    expect_axis(second, model.rank())?;
-    let mut axes: Vec<usize> = (0..model.rank()).collect();
-    axes.swap(first, second);
-    Ok(model.permute(&axes))
-}
-
-fn expected_permute(model: &Model, axes: &[usize]) -> Result<Model, E> {
-    if axes.len() != model.rank() {
-        return Err(E::PermutationLengthMismatch {
-            expected: model.rank(),
-            actual: axes.len(),
-        });
-    }
-    for (k, &axis) in axes.iter().enumerate() {
-        expect_axis(axis, model.rank())?;
-        if axes[..k].contains(&axis) {
-            return Err(E::DuplicateAxis { axis });
-        }
-    }
-    Ok(model.permute(axes))
-}
-
-fn expected_slice(model: &Model, axis: usize, start: usize, end: usize) -> Result<Model, E> {
-    expect_axis(axis, model.rank())?;
-    if start > end {
-        return Err(E::SliceStartAfterEnd { axis, start, end });
-    }
-    let dimension = model.shape[axis];
-    if end > dimension {
-        return Err(E::SliceEndOutOfBounds {
-            axis,
-            end,
-            dimension,
-        });
-    }
-    Ok(model.slice(axis, start, end))
-}
-
-fn expected_reshape(model: &Model, shape: &[usize]) -> Result<Model, E> {
-    // Every suffix product (each stride and the count) must fit in usize.
-    let mut running: u128 = 1;
-    for &extent in shape.iter().rev() {
-        running *= extent as u128;
-        if running > usize::MAX as u128 {
-            return Err(OVERFLOW);
-        }
-    }
-    let requested = running as usize;
-    if requested != model.len() {
-        return Err(E::ReshapeElementCountMismatch {
-            current: model.len(),
-            requested,
-        });
-    }
-    if !model.contiguous() {
-        return Err(E::NonContiguousReshape);
-    }
-    Ok(model.reshape(shape))
-}
-
-fn expected_offset(model: &Model, coordinate: &[usize]) -> Result<usize, E> {
-    for (axis, (&index, &dimension)) in coordinate.iter().zip(&model.shape).enumerate() {
-        if index >= dimension {
-            return Err(TensorError::IndexOutOfBounds {
-                axis,
-                index,
-                dimension,
-            }
-            .into());
-        }
-    }
-    Ok(model.at(coordinate))
-}
-
-// ---- the ranked API with the rank chosen at run time ----
-
-/// A ranked view of rank 0 to 5; each arm calls the statically ranked API.
-#[derive(Clone, Copy, Debug)]
-enum Ranked<'a> {
-    R0(View<'a, 0, Value>),
-    R1(View<'a, 1, Value>),
-    R2(View<'a, 2, Value>),
-    R3(View<'a, 3, Value>),
-    R4(View<'a, 4, Value>),
-    R5(View<'a, 5, Value>),
-}
-
-/// An owner of rank 0 to 5.
-enum Owner {
-    R0(Tensor<0, Value>),
-    R1(Tensor<1, Value>),
-    R2(Tensor<2, Value>),
-    R3(Tensor<3, Value>),
-    R4(Tensor<4, Value>),
-    R5(Tensor<5, Value>),
-}
-
-macro_rules! each_rank {
-    ($enum:ident, $value:expr, $v:ident => $body:expr) => {
-        match $value {
-            $enum::R0($v) => $body,
-            $enum::R1($v) => $body,
-            $enum::R2($v) => $body,
-            $enum::R3($v) => $body,
-            $enum::R4($v) => $body,
-            $enum::R5($v) => $body,
-        }
-    };
-}
-
-macro_rules! ranked_from {
-    ($($rank:literal => $variant:ident),*) => {$(
-        impl<'a> From<View<'a, $rank, Value>> for Ranked<'a> {
-            fn from(view: View<'a, $rank, Value>) -> Self {
-                Ranked::$variant(view)
-            }
-        }
-    )*};
-}
-ranked_from!(0 => R0, 1 => R1, 2 => R2, 3 => R3, 4 => R4, 5 => R5);
-
-/// A slice of the right length as an array; lengths are matched by the callers.
-fn array<const N: usize>(values: &[usize]) -> [usize; N] {
-    values.try_into().expect("the caller matched the rank")
-}
-
-fn reshape_ranked<'a, const R: usize>(
-    view: View<'a, R, Value>,
-    shape: &[usize],
-) -> Result<Ranked<'a>, E> {
-    Ok(match shape.len() {
-        0 => view.reshape(array::<0>(shape))?.into(),
-        1 => view.reshape(array::<1>(shape))?.into(),
-        2 => view.reshape(array::<2>(shape))?.into(),
-        3 => view.reshape(array::<3>(shape))?.into(),
-        4 => view.reshape(array::<4>(shape))?.into(),
-        5 => view.reshape(array::<5>(shape))?.into(),
-        rank => unreachable!("tested ranks stop at 5, got {rank}"),
-    })
-}
-
-/// What a materialized tensor holds: shape, strides, values.
-type Owned = (Vec<usize>, Vec<usize>, Vec<Value>);
-
-impl Owner {
-    fn new(shape: &[usize], values: Vec<Value>) -> Result<Self, TensorError> {
-        Ok(match shape.len() {
-            0 => Owner::R0(Tensor::from_vec(array(shape), values)?),
-            1 => Owner::R1(Tensor::from_vec(array(shape), values)?),
-            2 => Owner::R2(Tensor::from_vec(array(shape), values)?),
-            3 => Owner::R3(Tensor::from_vec(array(shape), values)?),
-            4 => Owner::R4(Tensor::from_vec(array(shape), values)?),
-            5 => Owner::R5(Tensor::from_vec(array(shape), values)?),
-            rank => unreachable!("tested ranks stop at 5, got {rank}"),
-        })
-    }
-
-    fn view(&self) -> Ranked<'_> {
-        each_rank!(Owner, self, t => t.view().into())
-    }
-}
-
-impl<'a> Ranked<'a> {
-    fn shape(&self) -> Vec<usize> {
-        each_rank!(Ranked, self, v => v.shape().to_vec())
-    }
-    fn strides(&self) -> Vec<usize> {
-        each_rank!(Ranked, self, v => v.strides().to_vec())
-    }
-    fn base_offset(&self) -> usize {
-        each_rank!(Ranked, self, v => v.base_offset())
-    }
-    fn len(&self) -> usize {
-        each_rank!(Ranked, self, v => v.len())
-    }
-    fn is_empty(&self) -> bool {
-        each_rank!(Ranked, self, v => v.is_empty())
-    }
-    fn rank(&self) -> usize {
-        each_rank!(Ranked, self, v => v.rank())
-    }
-    fn is_contiguous(&self) -> bool {
-        each_rank!(Ranked, self, v => v.is_contiguous())
-    }
-    fn offsets(&self) -> (usize, Vec<usize>) {
-        each_rank!(Ranked, self, v => (v.offsets().len(), v.offsets().collect()))
-    }
-    fn values(&self) -> (usize, Vec<Value>) {
-        each_rank!(Ranked, self, v => (v.iter().len(), v.iter().copied().collect()))
-    }
-    fn contiguous_slice(&self) -> Option<Vec<Value>> {
-        each_rank!(Ranked, self, v => v.as_contiguous_slice().map(<[Value]>::to_vec))
-    }
-    fn get(&self, index: &[usize]) -> Result<Value, E> {
-        each_rank!(Ranked, self, v => v.get(index.try_into().expect("rank")).copied())
-    }
-    fn storage_offset(&self, index: &[usize]) -> Result<usize, E> {
-        each_rank!(Ranked, self, v => v.storage_offset(index.try_into().expect("rank")))
-    }
-    fn materialize(&self) -> Result<Owned, E> {
-        each_rank!(Ranked, self, v => v.materialize().map(|t| {
-            (t.shape().to_vec(), t.strides().to_vec(), t.into_vec())
-        }))
-    }
-    fn materialize_into(&self) -> Result<Vec<Value>, E> {
-        each_rank!(Ranked, self, v => {
-            let mut out = Tensor::full(*v.shape(), -1)?;
-            v.materialize_into(&mut out)?;
-            Ok(out.into_vec())
-        })
-    }
-    fn from_parts(
-        data: &'a [Value],
-        shape: &[usize],
-        strides: &[usize],
-        base: usize,
-    ) -> Result<Self, E> {
-        Ok(match shape.len() {
-            0 => View::from_parts(data, array::<0>(shape), array(strides), base)?.into(),
-            1 => View::from_parts(data, array::<1>(shape), array(strides), base)?.into(),
-            2 => View::from_parts(data, array::<2>(shape), array(strides), base)?.into(),
-            3 => View::from_parts(data, array::<3>(shape), array(strides), base)?.into(),
-            4 => View::from_parts(data, array::<4>(shape), array(strides), base)?.into(),
-            5 => View::from_parts(data, array::<5>(shape), array(strides), base)?.into(),
-            rank => unreachable!("tested ranks stop at 5, got {rank}"),
-        })
-    }
-    fn into_dyn(self) -> DynView<'a, Value> {
-        each_rank!(Ranked, self, v => v.into_dyn())
-    }
-    fn transpose(&self, first: usize, second: usize) -> Result<Self, E> {
-        each_rank!(Ranked, self, v => v.transpose(first, second).map(Ranked::from))
-    }
-    fn permute(&self, axes: &[usize]) -> Result<Self, E> {
-        each_rank!(Ranked, self, v => v.permute(axes.try_into().expect("rank")).map(Ranked::from))
-    }
-    fn slice(&self, axis: usize, start: usize, end: usize) -> Result<Self, E> {
-        each_rank!(Ranked, self, v => v.slice(axis, start..end).map(Ranked::from))
-    }
-    fn reshape(&self, shape: &[usize]) -> Result<Self, E> {
-        each_rank!(Ranked, *self, v => reshape_ranked(v, shape))
-    }
-}
-
-// ---- one request, turned into concrete arguments from a seed ----
-
-/// splitmix64: a tiny deterministic stream of numbers from one seed.
-struct Stream(u64);
-
-impl Stream {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    /// A number in `0..bound` (`bound > 0`).
-    fn below(&mut self, bound: usize) -> usize {
-        (self.next() % bound as u64) as usize
-    }
-}
-
-#[derive(Clone, Debug)]
-enum Request {
-    Transpose(usize, usize),
-    Permute(Vec<usize>),
-    Slice(usize, usize, usize),
-    Reshape(Vec<usize>),
-    Get(Vec<usize>),
-}
-
-/// A shape with `len` elements: a random factorisation (extents 0–5 around a zero when empty).
-fn factorisation(len: usize, stream: &mut Stream) -> Vec<usize> {
-    let mut rank = stream.below(6);
-    if len != 1 && rank == 0 {
-        rank = 1;
-    }
-    let mut shape = vec![1; rank];
-    if len == 0 {
-        for extent in &mut shape {
-            *extent = stream.below(6);
-        }
-        let zero = stream.below(rank);
-        shape[zero] = 0;
-    } else {
-        let (mut rest, mut prime) = (len, 2);
-        while rest > 1 {
-            while rest % prime == 0 {
-                shape[stream.below(rank)] *= prime;
-                rest /= prime;
-            }
-            prime += 1;
-        }
-    }
-    shape
-}
-
-/// A valid request for `model` (a reshape is valid when the view is contiguous).
-fn valid_request(model: &Model, kind: u8, stream: &mut Stream) -> Request {
-    let rank = model.rank();
-    match kind % 4 {
-        0 if rank > 0 => Request::Transpose(stream.below(rank), stream.below(rank)),
-        1 => {
-            let mut axes: Vec<usize> = (0..rank).collect();
-            for i in (1..rank).rev() {
-                axes.swap(i, stream.below(i + 1));
-            }
-            Request::Permute(axes)
-        }
-        2 if rank > 0 => {
-            let axis = stream.below(rank);
-            let extent = model.shape[axis];
-            // Saturating: a wild reshape may leave an empty view with a usize::MAX extent.
-            let start = stream.below(extent.saturating_add(1));
-            let end = start + stream.below((extent - start).saturating_add(1));
-            Request::Slice(axis, start, end)
-        }
-        _ => Request::Reshape(factorisation(model.len(), stream)),
-    }
-}
-
-/// A request with arguments drawn past every bound, valid only by chance.
-fn wild_request(model: &Model, kind: u8, stream: &mut Stream) -> Request {
-    let rank = model.rank();
-    let extent_of = |axis: usize| model.shape.get(axis).copied().unwrap_or(5);
-    match kind % 5 {
-        0 => Request::Transpose(stream.below(rank + 3), stream.below(rank + 3)),
-        1 => {
-            // Mostly the right length (the ranked API needs it), sometimes not.
-            let len = if stream.below(4) == 0 {
-                stream.below(7)
-            } else {
-                rank
-            };
-            Request::Permute((0..len).map(|_| stream.below(rank + 2)).collect())
-        }
-        2 => {
-            let axis = stream.below(rank + 2);
-            let bound = extent_of(axis).saturating_add(4);
-            Request::Slice(axis, stream.below(bound), stream.below(bound))
-        }
-        3 => {
-            const HUGE: [usize; 4] = [usize::MAX, 1 << 32, 1 << 33, usize::MAX / 3];
-            let shape = (0..stream.below(6))
-                .map(|_| {
-                    if stream.below(4) == 0 {
-                        HUGE[stream.below(HUGE.len())]
-                    } else {
-                        stream.below(8)
-                    }
-                })
-                .collect();
-            Request::Reshape(shape)
-        }
-        _ => Request::Get(
-            (0..rank)
-                .map(|axis| stream.below(extent_of(axis).saturating_add(2)))
-                .collect(),
-        ),
-    }
-}
+use ranked::{Owner, Ranked, Value};
+use requests::{Request, Stream, valid_request, wild_request};
 
 // ---- running a request on the model and on both APIs ----
 
@@ -748,10 +268,7 @@ fn run_strided(
 ) -> Result<(), TestCaseError> {
     let (shape, strides, base) = layout;
     // The model: each coordinate's offset by plain arithmetic.
-    let offsets: Vec<usize> = coordinates(shape)
-        .iter()
-        .map(|c| base + c.iter().zip(strides).map(|(i, s)| i * s).sum::<usize>())
-        .collect();
+    let offsets = layouts::strided_offsets(shape, strides, *base);
     let needed = offsets.iter().max().map_or(0, |last| last + 1);
     let data = distinct_values(needed + slack);
     if needed > 0 {
@@ -781,19 +298,7 @@ fn run_strided(
 }
 
 fn shapes() -> impl Strategy<Value = Vec<usize>> {
-    prop::collection::vec(0_usize..=5, 0..=5)
-}
-
-/// Shape, strides (0–7 each) and base offset (0–5) of a borrowed layout.
-fn strided_layouts() -> impl Strategy<Value = (Vec<usize>, Vec<usize>, usize)> {
-    shapes().prop_flat_map(|shape| {
-        let rank = shape.len();
-        (
-            Just(shape),
-            prop::collection::vec(0_usize..=7, rank),
-            0_usize..=5,
-        )
-    })
+    layouts::shapes(5, 5)
 }
 
 proptest! {
@@ -823,7 +328,7 @@ proptest! {
     /// request on them behaves as on the model.
     #[test]
     fn strided_views_over_borrowed_data_agree_with_the_model(
-        layout in strided_layouts(),
+        layout in layouts::strided_layouts(5, 5),
         slack in 0_usize..3,
         seeds in prop::collection::vec((any::<u8>(), any::<bool>(), any::<u64>()), 0..8),
     ) {
@@ -831,7 +336,7 @@ proptest! {
     }
 }
 
-// ---- the model itself, on the chapter's numbers ----
+// ---- the model itself, on the [2, 3] owner of values 10, 11, 12, 20, 21, 22 ----
 
 #[test]
 fn the_model_reproduces_the_frozen_example() {

@@ -1,4 +1,4 @@
-//! Seed 000's worked numbers, one test per claim: the frozen `[2, 3]` owner,
+//! Views of a `[2, 3]` owner, one test per claim: row-major strides,
 //! reshape vs transpose, permute, slice, materialize, `copying_transpose`,
 //! and the edge shapes (rank 0, zero extents, singleton axes, slices at the
 //! end of an axis, views of views).
@@ -8,7 +8,7 @@ use llm_from_scratch::tensor::Axes3;
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
-/// The chapter's frozen owner: shape `[2, 3]`, storage `[10, 11, 12, 20, 21, 22]`.
+/// The example owner: shape `[2, 3]`, storage `[10, 11, 12, 20, 21, 22]`.
 fn frozen() -> Tensor<2> {
     Tensor::from_vec([2, 3], vec![10.0, 11.0, 12.0, 20.0, 21.0, 22.0]).expect("6 values fit [2, 3]")
 }

@@ -1,7 +1,14 @@
 //! View transforms never touch the heap: a counting global allocator shows
 //! that `view`, `reshape`, `transpose`, `permute`, `slice`, `transpose_axes`
 //! and `permute_axes` perform zero allocations, and that materializing an
-//! empty view reserves nothing.
+//! empty view reserves nothing. So do the other view operations
+//! (`split_axis`, `merge_axes`, `reshape_strided`, `unsqueeze`, `squeeze`,
+//! `select`, `broadcast_to`, `slice_step`, `split_at`, `chunk`), the axis
+//! iterators and their `next` / `next_back`, and the mutable views'
+//! transforms, pieces and writes (`set`, `fill`, `map_inplace`, `assign`,
+//! `zip_map_inplace`), ranked and dynamic (inline up to rank 12), and
+//! their typed errors; and the `_into` twins of the gathers, `argmax_axis`
+//! and `softmax_axis` write into the caller's tensor without any allocation.
 //!
 //! The counter is per thread, so tests running in parallel do not see each
 //! other's allocations.
@@ -166,4 +173,285 @@ fn materializing_an_empty_view_allocates_nothing() {
     let (materialized, count) = allocations(|| empty_owner.view().transpose(0, 2)?.materialize());
     assert_eq!(count, 0, "materialize of an empty transposed view");
     assert_eq!(materialized.expect("nothing to reserve").len(), 0);
+}
+
+#[test]
+fn into_shape_reuses_the_storage() {
+    let source = owner();
+    let (heads, count) = allocations(|| source.into_shape(black_box([2, 3, 2, 2, 5])));
+    assert_eq!(count, 0, "into_shape");
+    let heads = heads.expect("same element count");
+    assert_eq!(heads.get([1, 2, 1, 1, 4]).copied(), Ok(1234.0));
+}
+
+#[test]
+fn dynamic_views_transform_without_allocating() {
+    let source = owner().into_dyn();
+    let (view, count) = allocations(|| black_box(&source).view());
+    assert_eq!(count, 0, "DynTensor::view");
+    let (chain, count) = allocations(|| {
+        view.slice(0, 1..2)?
+            .reshape(black_box(&[3, 4, 5]))?
+            .permute(black_box(&[2, 0, 1]))?
+            .transpose(1, 2)?
+            .slice(0, 2..4)
+    });
+    assert_eq!(count, 0, "dynamic chain");
+    let chain = chain.expect("valid chain");
+    assert_eq!(
+        (chain.shape(), chain.base_offset()),
+        (&[2, 4, 3][..], 60 + 2)
+    );
+    let (offsets, count) = allocations(|| chain.offsets().take(3).sum::<usize>());
+    assert_eq!(count, 0, "offsets");
+    let expected: usize = (0..3)
+        .map(|k| chain.storage_offset(&[0, 0, k]).expect("in bounds"))
+        .sum();
+    assert_eq!(offsets, expected);
+}
+
+#[test]
+fn data_movement_and_softmax_into_twins_do_not_allocate() {
+    // [2, 3, 4, 5] values 0, 1, ..; every layout kind: dense, transposed, stepped.
+    let source = owner();
+    let view = source.view();
+    let transposed = view.transpose(1, 3).expect("axes in range"); // [2, 5, 4, 3]
+    let mut joined = Tensor::<4>::zeros([2, 3, 8, 5]).expect("small");
+    let (result, count) = allocations(|| concat_into(&[view, view], 2, &mut joined));
+    assert_eq!((result, count), (Ok(()), 0), "concat_into");
+    let mut stacked = Tensor::<5>::zeros([2, 3, 2, 4, 5]).expect("small");
+    let (result, count) = allocations(|| stack_into(&[view, view], 2, &mut stacked));
+    assert_eq!((result, count), (Ok(()), 0), "stack_into");
+    let mut picked = Tensor::<4>::zeros([2, 5, 3, 3]).expect("small");
+    let (result, count) =
+        allocations(|| index_select_into(&transposed, 2, black_box(&[3, 0, 3]), &mut picked));
+    assert_eq!((result, count), (Ok(()), 0), "index_select_into");
+    let mut positions = Tensor::<3, usize>::zeros([2, 5, 4]).expect("small");
+    let (result, count) =
+        allocations(|| argmax_axis_into(&transposed, 3, RemoveDim, &mut positions));
+    assert_eq!((result, count), (Ok(()), 0), "argmax_axis_into");
+    assert!(
+        positions.as_slice().iter().all(|&p| p == 2),
+        "the largest of an ascending run is last"
+    );
+    // Long dense rows (the eight-at-a-time kernel), rows of a transposed view, columns.
+    let rows = Tensor::from_fn([9, 40], |[i, j]| (i * j) as f64 * 0.01).expect("small");
+    for (input, axis) in [
+        (rows.view(), 1),
+        (rows.view().transpose(0, 1).expect("2-D"), 1),
+        (rows.view(), 0),
+    ] {
+        let mut probabilities = Tensor::<2>::zeros(*input.shape()).expect("small");
+        let (result, count) = allocations(|| softmax_axis_into(&input, axis, &mut probabilities));
+        assert_eq!(
+            (result, count),
+            (Ok(()), 0),
+            "softmax_axis_into axis {axis}"
+        );
+        assert_eq!(probabilities, softmax_axis(&input, axis).expect("fresh"));
+    }
+}
+
+// ---- the view operations beyond reshape / transpose / permute / slice ----
+
+/// A `[B, T, 3C]` = `[2, 3, 12]` packed projection (C = 4, two heads of 2).
+fn packed() -> Tensor<3> {
+    Tensor::from_fn([2, 3, 12], |[b, t, c]| (100 * b + 10 * t + c) as f64).expect("72 values")
+}
+
+#[test]
+fn ranked_view_operations_do_not_allocate() {
+    let source = packed();
+    let view = source.view();
+    let (q, count) = allocations(|| view.chunk::<3>(black_box(2)).map(|[q, _, _]| q));
+    assert_eq!(count, 0, "chunk");
+    let q = q.expect("12 splits into 3");
+    let (heads, count) = allocations(|| q.split_axis(black_box(2), black_box([2, 2])));
+    assert_eq!(count, 0, "split_axis");
+    let heads = heads.expect("4 = 2 * 2");
+    assert_eq!(
+        (heads.shape(), heads.strides()),
+        (&[2, 3, 2, 2], &[36, 12, 2, 1])
+    );
+    let (merged, count) = allocations(|| heads.merge_axes(black_box(2)));
+    assert_eq!(count, 0, "merge_axes");
+    assert_eq!(merged.expect("chained").shape(), &[2, 3, 4]);
+    let (strided, count) = allocations(|| q.reshape_strided(black_box([2, 3, 2, 2])));
+    assert_eq!(count, 0, "reshape_strided");
+    assert_eq!(strided.expect("splits only").strides(), heads.strides());
+    let (refused, count) = allocations(|| {
+        heads
+            .transpose(1, 2)
+            .and_then(|v| v.reshape_strided([2, 12]))
+    });
+    assert_eq!(count, 0, "reshape_strided refused");
+    assert!(refused.is_err());
+    let (unsqueezed, count) = allocations(|| view.unsqueeze(black_box(1)));
+    assert_eq!(count, 0, "unsqueeze");
+    let unsqueezed = unsqueezed.expect("axis 1 of 0..=3");
+    let (squeezed, count) = allocations(|| unsqueezed.squeeze(black_box(1)));
+    assert_eq!(count, 0, "squeeze");
+    assert_eq!(squeezed.expect("extent 1").shape(), view.shape());
+    let (last, count) = allocations(|| view.select(black_box(1), black_box(2)));
+    assert_eq!(count, 0, "select");
+    assert_eq!(last.expect("t = 2").get([1, 5]).copied(), Ok(125.0));
+    let bias = Tensor::from_fn([12], |[c]| c as f64).expect("12 values");
+    let (wide, count) = allocations(|| bias.view().broadcast_to(black_box([2, 3, 12])));
+    assert_eq!(count, 0, "broadcast_to");
+    assert_eq!(wide.expect("compatible").strides(), &[0, 0, 1]);
+    let (odd, count) =
+        allocations(|| view.slice_step(black_box(2), black_box(1..12), black_box(2)));
+    assert_eq!(count, 0, "slice_step");
+    assert_eq!(odd.expect("in range").shape(), &[2, 3, 6]);
+    let (halves, count) = allocations(|| view.split_at(black_box(1), black_box(1)));
+    assert_eq!(count, 0, "split_at");
+    assert_eq!(halves.expect("in range").1.shape(), &[2, 2, 12]);
+}
+
+#[test]
+fn axis_iterators_do_not_allocate() {
+    let source = packed();
+    let view = source.view();
+    let (rows, count) = allocations(|| {
+        let mut items = view.axis_iter(black_box(1))?;
+        let first = items.next().map(|row| row.base_offset());
+        let last = items.next_back().map(|row| row.base_offset());
+        Ok::<_, TensorViewError>((first, last, items.len()))
+    });
+    assert_eq!(count, 0, "axis_iter, next, next_back");
+    assert_eq!(rows.expect("axis 1"), (Some(0), Some(24), 1));
+    let (batches, count) = allocations(|| {
+        view.outer_iter()
+            .map(|items| items.map(|b| b.len()).sum::<usize>())
+    });
+    assert_eq!((count, batches), (0, Ok(72)), "outer_iter");
+    let (widths, count) = allocations(|| {
+        view.axis_chunks_iter(black_box(2), black_box(5))
+            .map(|items| {
+                items
+                    .rev()
+                    .map(|c| c.shape()[2])
+                    .fold(0, |acc, w| 10 * acc + w)
+            })
+    });
+    assert_eq!(
+        (count, widths),
+        (0, Ok(255)),
+        "axis_chunks_iter, from the back"
+    );
+    let dynamic = source.view().into_dyn();
+    let (sum, count) = allocations(|| {
+        dynamic
+            .axis_iter(2)
+            .map(|items| items.map(|column| column.base_offset()).sum::<usize>())
+    });
+    assert_eq!((count, sum), (0, Ok(66)), "dynamic axis_iter");
+    let (chunks, count) = allocations(|| dynamic.axis_chunks_iter(0, 1).map(|items| items.len()));
+    assert_eq!((count, chunks), (0, Ok(2)), "dynamic axis_chunks_iter");
+}
+
+#[test]
+fn dynamic_view_operations_do_not_allocate() {
+    let source = packed().into_dyn();
+    let view = source.view();
+    let (chain, count) = allocations(|| {
+        let [q, _, _] = view.chunk::<3>(2)?;
+        let heads = q.split_axis(2, black_box([2, 2]))?.permute(&[0, 2, 1, 3])?;
+        let back = heads
+            .transpose(1, 2)?
+            .merge_axes(2)?
+            .reshape_strided(black_box(&[6, 4]))?;
+        let unit = back.unsqueeze(0)?.squeeze(0)?.select(0, 5)?;
+        let bias = unit
+            .broadcast_to(black_box(&[3, 4]))?
+            .slice_step(1, 0..4, 3)?;
+        let (left, _) = bias.split_at(0, 1)?;
+        Ok::<_, TensorViewError>(left)
+    });
+    assert_eq!(count, 0, "dynamic chain of every view operation");
+    let left = chain.expect("valid chain");
+    assert_eq!((left.shape(), left.strides()), (&[1, 2][..], &[0, 3][..]));
+    assert_eq!(left.get(&[0, 1]).copied(), Ok(123.0));
+}
+
+#[test]
+fn mutable_views_write_without_allocating() {
+    let mut cache = Tensor::<3>::zeros([2, 4, 3]).expect("24 zeros"); // [H, T, D]
+    let row = Tensor::from_vec([3], vec![1.0, 2.0, 3.0]).expect("3 values");
+    let step = Tensor::from_vec([2, 3], vec![4.0, 5.0, 6.0, 7.0, 8.0, 9.0]).expect("6 values");
+    let (result, count) = allocations(|| {
+        let mut all = cache.view_mut();
+        all.reborrow().select(1, 0)?.assign(&row)?; // [3] broadcast to [H, D]
+        all.reborrow().select(1, 1)?.assign(&step)?;
+        all.reborrow().slice(1, 2..4)?.fill(-1.0);
+        all.reborrow().map_inplace(|x| x * 2.0);
+        all.reborrow().zip_map_inplace(&row, |x, r| x + r)?;
+        let (mut first, mut rest) = all.reborrow().split_at_mut(0, 1)?;
+        first.set([0, 3, 2], 0.5)?;
+        rest.fill(0.0);
+        let [mut a, _, _] = all.reborrow().chunk::<3>(2)?;
+        a.fill(9.0);
+        let mut heads = all.reborrow().axis_iter_mut(0)?;
+        heads.next_back().expect("two heads").fill(3.0);
+        let mut blocks = all.reborrow().axis_chunks_iter_mut(1, 3)?;
+        blocks.next().expect("one block").set([0, 0, 1], 7.0)?;
+        let merged = all
+            .reborrow()
+            .merge_axes(0)?
+            .split_axis(0, [2, 4])?
+            .unsqueeze(0)?
+            .squeeze(0)?;
+        merged
+            .reshape_strided([8, 3])?
+            .slice_step(0, 0..8, 4)?
+            .get([1, 1])
+    });
+    assert_eq!(count, 0, "view_mut, transforms, pieces and writes");
+    assert_eq!(result, Ok(3.0));
+    assert_eq!(cache.get([0, 0, 1]).copied(), Ok(7.0));
+    assert_eq!(cache.get([0, 3, 2]).copied(), Ok(0.5));
+    assert_eq!(cache.get([0, 1, 0]).copied(), Ok(9.0));
+
+    let mut dynamic = Tensor::<3>::zeros([2, 4, 3]).expect("24 zeros").into_dyn();
+    let row = row.into_dyn();
+    let (result, count) = allocations(|| {
+        let mut all = dynamic.view_mut();
+        all.reborrow().select(1, 0)?.assign(&row.view())?;
+        all.reborrow().fill(1.0);
+        all.reborrow().map_inplace(|x| x + 1.0);
+        all.reborrow().zip_map_inplace(&row.view(), |x, r| x * r)?;
+        let (_, mut rest) = all.reborrow().split_at_mut(1, 2)?;
+        rest.set(&[1, 1, 2], -5.0)?;
+        let mut heads = all.reborrow().axis_iter_mut(0)?;
+        heads.next().expect("two heads").slice(0, 3..4)?.fill(8.0);
+        all.get(&[1, 3, 2])
+    });
+    assert_eq!(count, 0, "dynamic view_mut, transforms, pieces and writes");
+    assert_eq!(result, Ok(-5.0));
+    assert_eq!(dynamic.get(&[0, 3, 1]).copied(), Ok(8.0));
+}
+
+#[test]
+fn rejected_view_operations_do_not_allocate() {
+    let source = packed();
+    let view = source.view();
+    let (errors, count) = allocations(|| {
+        [
+            view.split_axis(black_box(2), [5, 2]).err(),
+            view.transpose(0, 2).and_then(|t| t.merge_axes(0)).err(),
+            view.squeeze(black_box(0)).err(),
+            view.select(1, black_box(3)).err(),
+            view.slice_step(2, 0..4, black_box(0)).err(),
+            view.chunk::<5>(2).err(),
+            view.axis_chunks_iter(1, black_box(0)).err(),
+            view.unsqueeze(black_box(4)).err(),
+        ]
+    });
+    assert_eq!(count, 0, "typed errors carry numbers, not strings");
+    assert!(errors.iter().all(Option::is_some));
+    let mut owner = packed();
+    let wrong = Tensor::from_vec([5], vec![0.0; 5]).expect("5 values");
+    let (error, count) = allocations(|| owner.view_mut().assign(&wrong));
+    assert_eq!(count, 0, "a refused assign");
+    assert!(error.is_err());
 }

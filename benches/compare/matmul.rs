@@ -1,10 +1,22 @@
-//! Cases 9 and 10: `matmul` vs ndarray and the naive ordered triple loop.
+//! Cases 9 to 11: `matmul` vs ndarray and the naive ordered triple loop,
+//! on one thread (the global pool has one, see `main`) and on two (`ours_2t`,
+//! a local pool of two, timed by the wall clock), and one decode step.
 
 use super::harness::*;
 use criterion::Criterion;
 use llm_from_scratch::prelude::*;
 use ndarray::linalg::general_mat_mul;
 use ndarray::{Array2, Array3, Axis};
+use std::sync::LazyLock;
+
+/// A local pool of two threads for the `ours_2t` rows: its workers do the
+/// work, so only the wall clock measures it (the bench thread waits).
+pub(crate) static TWO: LazyLock<rayon::ThreadPool> = LazyLock::new(|| {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .expect("a pool of two threads")
+});
 /// An operand of the naive loop: `[batch, rows, cols]` read through
 /// `(batch, row, col)` strides (a transposed view is just other strides).
 #[derive(Clone, Copy)]
@@ -107,6 +119,9 @@ pub(crate) fn matmul_square<T: Elem>(c: &mut Criterion) {
         timed(&mut g, &name, "ours", || -> Tensor<2, T> {
             matmul(&a.view(), &right()).unwrap()
         });
+        timed(&mut g, &name, "ours_2t", || -> Tensor<2, T> {
+            TWO.install(|| matmul(&a.view(), &right()).unwrap())
+        });
         timed(&mut g, &name, "ndarray", nd);
         timed(&mut g, &name, "naive", || {
             naive_matmul(naive_a, naive_b, [1, MM, MM, MM])
@@ -170,6 +185,13 @@ pub(crate) fn matmul_attention<T: Elem>(c: &mut Criterion) {
         matmul_into(&a.view(), &b.view(), &mut out).unwrap();
         out.as_slice()[t]
     });
+    timed(&mut g, &name, "ours_into_2t", || {
+        TWO.install(|| matmul_into(&a.view(), &b.view(), &mut out).unwrap());
+        out.as_slice()[t]
+    });
+    timed(&mut g, &name, "ours_2t", || -> Tensor<3, T> {
+        TWO.install(|| matmul(&a.view(), &b.view()).unwrap())
+    });
     timed(&mut g, &name, "ndarray", nd);
     timed(&mut g, &name, "naive", || {
         naive_matmul(naive_a, naive_b, [NAIVE_BATCHES, t, d, t])
@@ -183,4 +205,108 @@ pub(crate) fn matmul_attention<T: Elem>(c: &mut Criterion) {
             *wall *= scale;
         }
     }
+}
+
+/// One decode step of GPT-2 small: heads, cached positions, head size.
+pub(crate) const DECODE: [usize; 3] = [12, 1024, 64];
+
+/// Case 11: one decode step, the scores `q [H, 1, D] x Kᵀ` and the mix
+/// `P [H, 1, T] x V [H, T, D]`: ours with the key cache stored transposed
+/// (`[H, D, T]`, `ours`) and row-major (`[H, T, D]` read through a
+/// transposed view, `ours_kview`), the plain loops a hand-written decoder
+/// uses (a dot product per position, then `out += p · v` per position),
+/// and ndarray's `general_mat_mul` per head.
+pub(crate) fn decode_step<T: Elem>(c: &mut Criterion) {
+    let [h, t, d] = DECODE;
+    let all = values::<T>(h * d + 2 * h * t * d + h * t);
+    let (q_values, rest) = all.split_at(h * d);
+    let (k_values, rest) = rest.split_at(h * t * d);
+    let (v_values, p_values) = rest.split_at(h * t * d);
+    let q = Tensor::from_vec([h, 1, d], q_values.to_vec()).unwrap();
+    let k = Tensor::from_vec([h, t, d], k_values.to_vec()).unwrap();
+    let k_t = k.view().transpose(1, 2).unwrap().materialize().unwrap();
+    let v = Tensor::from_vec([h, t, d], v_values.to_vec()).unwrap();
+    let p = Tensor::from_vec([h, 1, t], p_values.to_vec()).unwrap();
+    let ours = || -> (Tensor<3, T>, Tensor<3, T>) {
+        let scores = matmul(&q.view(), &k_t.view()).unwrap();
+        (scores, matmul(&p.view(), &v.view()).unwrap())
+    };
+    let ours_kview = || -> (Tensor<3, T>, Tensor<3, T>) {
+        let scores = matmul(&q.view(), &k.view().transpose(1, 2).unwrap()).unwrap();
+        (scores, matmul(&p.view(), &v.view()).unwrap())
+    };
+    let plain = || {
+        let mut scores = vec![T::ZERO; h * t];
+        for (head, row) in scores.chunks_exact_mut(t).enumerate() {
+            let q = &q_values[head * d..(head + 1) * d];
+            for (position, score) in row.iter_mut().enumerate() {
+                let key = &k_values[(head * t + position) * d..][..d];
+                let mut acc = T::ZERO;
+                for (&x, &y) in q.iter().zip(key) {
+                    acc += x * y;
+                }
+                *score = acc;
+            }
+        }
+        let mut mixed = vec![T::ZERO; h * d];
+        for (head, out) in mixed.chunks_exact_mut(d).enumerate() {
+            for position in 0..t {
+                let weight = p_values[head * t + position];
+                let value = &v_values[(head * t + position) * d..][..d];
+                for (o, &x) in out.iter_mut().zip(value) {
+                    *o += weight * x;
+                }
+            }
+        }
+        (scores, mixed)
+    };
+    let q_nd = Array3::from_shape_vec((h, 1, d), q_values.to_vec()).unwrap();
+    let k_nd = Array3::from_shape_vec((h, t, d), k_values.to_vec()).unwrap();
+    let v_nd = Array3::from_shape_vec((h, t, d), v_values.to_vec()).unwrap();
+    let p_nd = Array3::from_shape_vec((h, 1, t), p_values.to_vec()).unwrap();
+    let nd = || {
+        let mut scores = Array3::<T>::zeros((h, 1, t));
+        let mut mixed = Array3::<T>::zeros((h, 1, d));
+        for head in 0..h {
+            general_mat_mul(
+                T::one(),
+                &q_nd.index_axis(Axis(0), head),
+                &k_nd.index_axis(Axis(0), head).t(),
+                T::ZERO,
+                &mut scores.index_axis_mut(Axis(0), head),
+            );
+            general_mat_mul(
+                T::one(),
+                &p_nd.index_axis(Axis(0), head),
+                &v_nd.index_axis(Axis(0), head),
+                T::ZERO,
+                &mut mixed.index_axis_mut(Axis(0), head),
+            );
+        }
+        (scores, mixed)
+    };
+    let (plain_scores, plain_mixed) = plain();
+    let (nd_scores, nd_mixed) = nd();
+    for (scores, mixed) in [ours(), ours_kview()] {
+        check_matmul(
+            scores.as_slice(),
+            &plain_scores,
+            nd_scores.as_slice().unwrap(),
+            d,
+        );
+        check_matmul(
+            mixed.as_slice(),
+            &plain_mixed,
+            nd_mixed.as_slice().unwrap(),
+            t,
+        );
+    }
+    let name = format!("decode/{}", T::NAME);
+    let mut g = group(c, &name, 1000);
+    timed(&mut g, &name, "ours", ours);
+    timed(&mut g, &name, "ours_kview", ours_kview);
+    timed(&mut g, &name, "ours_2t", || TWO.install(ours));
+    timed(&mut g, &name, "ndarray", nd);
+    timed(&mut g, &name, "naive", plain);
+    g.finish();
 }

@@ -1,9 +1,66 @@
-//! Command-line flags: `--batch`, `--seq`, `--heads`, `--width` (GPT-2 small
-//! by default), checked before anything is allocated. Every problem is a
-//! message for a person, never a panic.
+//! The sizes of a run: the flags `--batch`, `--seq`, `--heads`, `--width`
+//! (GPT-2 small by default), checked before anything is allocated, and the
+//! query rows the plain-loop reference checks. Every problem is a message
+//! for a person, never a panic.
 
-use crate::pipeline::Dims;
+use crate::flags::{self, FlagsError};
 use std::ffi::OsString;
+
+/// The sizes of one run: batch `B`, sequence `T`, heads `H`, head width `D`,
+/// and the model width `C = H * D` (GPT-2 small: 1, 1024, 12, 64, 768).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Dims {
+    batch: usize,
+    seq: usize,
+    heads: usize,
+    head_width: usize,
+}
+
+impl Dims {
+    /// Checked sizes: `None` if `B * T * 3 * H * D` (the packed projection's
+    /// element count) does not fit in `usize`.
+    pub fn new(batch: usize, seq: usize, heads: usize, head_width: usize) -> Option<Self> {
+        [seq, 3, heads, head_width]
+            .iter()
+            .try_fold(batch, |count, &extent| count.checked_mul(extent))?;
+        Some(Self {
+            batch,
+            seq,
+            heads,
+            head_width,
+        })
+    }
+
+    /// `B`.
+    pub fn batch(&self) -> usize {
+        self.batch
+    }
+
+    /// `T`.
+    pub fn seq(&self) -> usize {
+        self.seq
+    }
+
+    /// `H`.
+    pub fn heads(&self) -> usize {
+        self.heads
+    }
+
+    /// `D`.
+    pub fn head_width(&self) -> usize {
+        self.head_width
+    }
+
+    /// `C = H * D` (cannot overflow: checked by [`Dims::new`]).
+    pub fn width(&self) -> usize {
+        self.heads * self.head_width
+    }
+
+    /// `[B, T, H, D]`: the shape of one of Q, K, V with its heads split off.
+    pub fn split(&self) -> [usize; 4] {
+        [self.batch, self.seq, self.heads, self.head_width]
+    }
+}
 
 /// The usage text printed by `--help` and after a usage error.
 pub const USAGE: &str = "\
@@ -51,103 +108,70 @@ impl Config {
     }
 }
 
-/// Why parsing stopped.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ArgsError {
-    /// `--help` was asked for.
-    Help,
-    /// A usage problem, as a sentence.
-    Usage(String),
-}
-
 const FLAGS: [&str; 4] = ["--batch", "--seq", "--heads", "--width"];
 
 /// Parses the flags (without the program name) and checks the sizes.
 ///
 /// # Errors
-/// [`ArgsError::Help`] for `-h` / `--help`; [`ArgsError::Usage`] for an
-/// unknown or repeated flag, a missing or non-numeric value, a zero size, a
+/// [`FlagsError::Help`] for `-h` / `--help`; [`FlagsError::Usage`] for the
+/// flag problems of [`flags::parse`], a non-numeric value, a zero size, a
 /// width that `--heads` does not divide, sizes whose element counts
 /// overflow, or an estimated memory use above [`MEMORY_CAP`].
-pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Config, ArgsError> {
-    let mut values: [Option<usize>; 4] = [None; 4];
-    let mut args = args.into_iter();
-    while let Some(raw) = args.next() {
-        let arg = raw
-            .to_str()
-            .ok_or_else(|| ArgsError::Usage(format!("argument {raw:?} is not valid UTF-8")))?;
-        if arg == "-h" || arg == "--help" {
-            return Err(ArgsError::Help);
+pub fn parse(args: impl IntoIterator<Item = OsString>) -> Result<Config, FlagsError> {
+    let texts = flags::parse(args, FLAGS)?;
+    let mut sizes = [1, 1024, 12, 768]; // the defaults: GPT-2 small
+    for ((size, text), flag) in sizes.iter_mut().zip(texts).zip(FLAGS) {
+        if let Some(text) = text {
+            *size = whole_number(flag, &text)?;
         }
-        let (flag, inline) = match arg.split_once('=') {
-            Some((flag, value)) if flag.starts_with("--") => (flag, Some(value.to_string())),
-            _ => (arg, None),
-        };
-        let index = FLAGS
-            .iter()
-            .position(|&known| known == flag)
-            .ok_or_else(|| ArgsError::Usage(format!("unknown argument `{arg}`")))?;
-        if values[index].is_some() {
-            return Err(ArgsError::Usage(format!("{flag} is given twice")));
-        }
-        let text = match inline {
-            Some(text) => text,
-            None => args
-                .next()
-                .and_then(|value| value.into_string().ok())
-                .ok_or_else(|| {
-                    ArgsError::Usage(format!("{flag} needs a value, e.g. `{flag} 12`"))
-                })?,
-        };
-        let value: usize = text
-            .trim()
-            .parse()
-            .map_err(|error: std::num::ParseIntError| {
-                ArgsError::Usage(match error.kind() {
-                    std::num::IntErrorKind::PosOverflow => {
-                        format!(
-                            "{flag} {text} is larger than this machine's usize ({})",
-                            usize::MAX
-                        )
-                    }
-                    _ => format!("{flag} expects a whole number, got `{text}`"),
-                })
-            })?;
-        if value == 0 {
-            return Err(ArgsError::Usage(format!(
-                "{flag} must be at least 1, got 0"
-            )));
-        }
-        values[index] = Some(value);
     }
-    let [batch, seq, heads, width] = [
-        values[0].unwrap_or(1),
-        values[1].unwrap_or(1024),
-        values[2].unwrap_or(12),
-        values[3].unwrap_or(768),
-    ];
+    let [batch, seq, heads, width] = sizes;
     check(batch, seq, heads, width)
 }
 
+/// A size of at least 1, or a sentence saying why `text` is not one.
+fn whole_number(flag: &str, text: &str) -> Result<usize, FlagsError> {
+    let value: usize = text
+        .trim()
+        .parse()
+        .map_err(|error: std::num::ParseIntError| {
+            FlagsError::Usage(match error.kind() {
+                std::num::IntErrorKind::PosOverflow => {
+                    format!(
+                        "{flag} {text} is larger than this machine's usize ({})",
+                        usize::MAX
+                    )
+                }
+                _ => format!("{flag} expects a whole number, got `{text}`"),
+            })
+        })?;
+    if value == 0 {
+        return Err(FlagsError::Usage(format!(
+            "{flag} must be at least 1, got 0"
+        )));
+    }
+    Ok(value)
+}
+
 /// The size checks of [`parse`], on numbers that are all at least 1.
-fn check(batch: usize, seq: usize, heads: usize, width: usize) -> Result<Config, ArgsError> {
-    if width % heads != 0 {
-        return Err(ArgsError::Usage(format!(
+fn check(batch: usize, seq: usize, heads: usize, width: usize) -> Result<Config, FlagsError> {
+    if !width.is_multiple_of(heads) {
+        return Err(FlagsError::Usage(format!(
             "--width {width} is not a multiple of --heads {heads}: each head needs the same whole \
              width D = C / H (GPT-2 small: 768 / 12 = 64)"
         )));
     }
     let dims = Dims::new(batch, seq, heads, width / heads).ok_or_else(|| {
-        ArgsError::Usage(format!(
+        FlagsError::Usage(format!(
             "the packed projection [B, T, 3C] = [{batch}, {seq}, 3 × {width}] has more elements \
              than usize can count"
         ))
     })?;
     let memory = memory(&dims);
     if memory > MEMORY_CAP {
-        return Err(ArgsError::Usage(format!(
+        return Err(FlagsError::Usage(format!(
             "these sizes need about {} MiB of memory; this example keeps every tensor in memory \
-             (four [B, H, T, T] attention tensors among them) and stops at {} MiB",
+             (three [B, H, T, T] attention tensors among them) and stops at {} MiB",
             memory >> 20,
             MEMORY_CAP >> 20
         )));
@@ -175,13 +199,14 @@ fn reference_work(dims: &Dims) -> u128 {
 
 /// Estimated peak bytes (saturating): `n = B·T·C` values held about 14 times
 /// (qkv 3n, Q/K/V copies 3n, Y n, merged Y n, the checks up to 6n: growing
-/// reference vectors double their capacity), four
-/// `[B, H, T, T]` attention tensors of `f64` at once (scores, masked, exp,
-/// P; the raw `Q·Kᵀ` lives only beside the scores) and the `[T, T]` mask.
+/// reference vectors double their capacity), three
+/// `[B, H, T, T]` attention tensors of `f64` at once (scores, masked, P;
+/// the raw `Q·Kᵀ` lives only beside the scores; the fused softmax keeps no
+/// other) and the `[T, T]` mask.
 fn memory(dims: &Dims) -> u128 {
     let [b, t, h, c] = [dims.batch(), dims.seq(), dims.heads(), dims.width()].map(|x| x as u128);
     let full = 14 * b * t * c * 8;
-    let square = [h, t, t, 4 * 8]
+    let square = [h, t, t, 3 * 8]
         .iter()
         .fold(b, |bytes, &x| bytes.saturating_mul(x));
     full.saturating_add(square)
@@ -192,13 +217,13 @@ fn memory(dims: &Dims) -> u128 {
 mod tests {
     use super::*;
 
-    fn run(args: &[&str]) -> Result<Config, ArgsError> {
+    fn run(args: &[&str]) -> Result<Config, FlagsError> {
         parse(args.iter().map(OsString::from))
     }
 
     fn usage(args: &[&str]) -> String {
         match run(args) {
-            Err(ArgsError::Usage(message)) => message,
+            Err(FlagsError::Usage(message)) => message,
             other => panic!("expected a usage error for {args:?}, got {other:?}"),
         }
     }
@@ -249,7 +274,7 @@ mod tests {
         assert!(usage(&["--batch", &usize::MAX.to_string()]).contains("usize can count"));
         assert!(usage(&["--batch", "99999999999999999999999"]).contains("larger than"));
         assert!(usage(&["--seq", "100000000"]).contains("MiB"));
-        assert_eq!(run(&["-h"]), Err(ArgsError::Help));
+        assert_eq!(run(&["-h"]), Err(FlagsError::Help));
     }
 
     #[test]
@@ -264,10 +289,10 @@ mod tests {
 
     #[test]
     fn the_memory_cap_counts_the_attention_tensors() {
-        // Four [B, 12, 1024, 1024] f64 tensors are 384 MiB per batch row:
-        // about 468 MiB per batch row in all, so 4 fit under 2 GiB and 5 do not.
-        assert!(run(&["--batch", "4"]).unwrap().memory <= MEMORY_CAP);
-        assert!(usage(&["--batch", "5"]).contains("[B, H, T, T]"));
+        // Three [B, 12, 1024, 1024] f64 tensors are 288 MiB per batch row:
+        // about 372 MiB per batch row in all, so 5 fit under 2 GiB and 6 do not.
+        assert!(run(&["--batch", "5"]).unwrap().memory <= MEMORY_CAP);
+        assert!(usage(&["--batch", "6"]).contains("[B, H, T, T]"));
         assert!(usage(&["--seq", "8192"]).contains("MiB"));
     }
 }

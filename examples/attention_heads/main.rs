@@ -4,34 +4,45 @@
 //!
 //! Runs GPT-2's attention block (OpenAI `model.py`: `split_states`,
 //! `split_heads`, `multihead_attn`, `merge_heads`) on seeded input of GPT-2
-//! small's shapes, every step at full size: slices, split heads, the
-//! transposed key view, scores by `matmul` straight from that view, the
-//! causal mask by broadcasting, a stable softmax, `P·V` by `matmul`, merge
-//! heads. It prints the layout trace of every step (shape, strides, base
-//! offset, contiguity, shared or new owner), counts copied bytes against a
-//! copy-everything baseline, times each step, and checks every output
-//! against a plain-loop reference (the attention tensors on sampled query
-//! rows at full size). Exit code 0 only if every check passes; 1 on a
+//! small's shapes, every step at full size: Q, K, V as `chunk::<3>` views
+//! of the packed projection, split heads by `split_axis` on those views
+//! (`reshape` refuses them: the strict rule, shown), the transposed key
+//! view, scores by `matmul` straight from that view, the causal mask by
+//! broadcasting, the stable softmax (`softmax_axis`, fused), `P·V` by
+//! `matmul`, merge heads. It prints the layout trace of every step (shape,
+//! strides, base offset, contiguity, shared or new owner), counts copied
+//! bytes against a copy-everything baseline, times each step, and checks
+//! every output against a plain-loop reference (the attention tensors on
+//! sampled query rows at full size). Exit code 0 only if every check passes; 1 on a
 //! mismatch; 2 for bad flags.
 //!
-//! Modules: `args` (flags), `prng` (seeded input), `pipeline` (the steps,
-//! shared with `tests/attention.rs`), `ledger` (trace and costs), `heap`
-//! (counting allocator), `naive` (the reference), `verify` (comparisons),
-//! `report` (byte and time summaries).
+//! Modules: `pipeline` (the algorithm, step by step), `args` (sizes and
+//! flags), `naive` (the plain-loop reference), `verify` (comparisons),
+//! `times` (the time table), `tests` (unit tests: `cargo test --example
+//! attention_heads`); shared with other examples, from `examples/common/`:
+//! `audit` (recorder, ledger, counting allocator, byte report), `flags`
+//! (flag parsing), `prng` (seeded input).
 
 mod args;
-mod heap;
-mod ledger;
+#[path = "../common/audit/mod.rs"]
+mod audit;
+#[path = "../common/flags.rs"]
+mod flags;
 mod naive;
 mod pipeline;
+#[path = "../common/prng.rs"]
 mod prng;
-mod report;
+#[cfg(test)]
+mod tests;
+mod times;
 mod verify;
 
-use args::{ArgsError, Config};
-use ledger::Ledger;
-use llm_from_scratch::prelude::*;
-use pipeline::{Made, Part, Recorder};
+use args::Config;
+use audit::ledger::{Kind, Ledger, human};
+use audit::record::{Made, Recorder};
+use audit::{heap, report};
+use flags::FlagsError;
+use llm_from_scratch::View;
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -41,11 +52,11 @@ static ALLOCATOR: heap::Counting = heap::Counting;
 fn main() -> ExitCode {
     let config = match args::parse(std::env::args_os().skip(1)) {
         Ok(config) => config,
-        Err(ArgsError::Help) => {
+        Err(FlagsError::Help) => {
             println!("{}", args::USAGE);
             return ExitCode::SUCCESS;
         }
-        Err(ArgsError::Usage(message)) => {
+        Err(FlagsError::Usage(message)) => {
             eprintln!("error: {message}\n\n{}", args::USAGE);
             return ExitCode::from(2);
         }
@@ -64,7 +75,7 @@ fn main() -> ExitCode {
 }
 
 /// Runs every step, prints it, verifies it; `Ok(true)` when all checks pass.
-fn run(config: &Config) -> Result<bool, TensorOpError> {
+fn run(config: &Config) -> Result<bool, llm_from_scratch::Error> {
     let started = Instant::now();
     let dims = config.dims;
     let (b, t, h, d, c) = (
@@ -82,25 +93,23 @@ fn run(config: &Config) -> Result<bool, TensorOpError> {
 
     let mut ledger = Ledger::new(heap::requested_bytes);
     ledger.step(format_args!("0 · input: packed projection qkv [B, T, 3C]"));
-    let qkv = prng::packed_qkv(b, t, c, prng::SEED)?;
+    let qkv = prng::tensor([b, t, 3 * c], prng::SEED)?;
     ledger.owner(format_args!("qkv"), Made::Input, &qkv);
     ledger.print_new();
 
-    let parts = pipeline::slice_qkv(&qkv, &dims, &mut ledger)?;
+    let parts = pipeline::chunk_qkv(&qkv, &mut ledger)?;
+    let heads = pipeline::split_heads(&parts, &dims, &mut ledger)?;
+    let contiguous = parts.iter().all(View::is_contiguous);
     ledger.print_new();
-    let contiguous = parts.iter().all(|part| matches!(part, Part::Shared(_)));
     println!(
-        "  B·T = {}: the slices are {}contiguous, so {}",
+        "  B·T = {}: the parts are {}, and split_axis split all three in place (0 B copied)",
         b * t,
-        if contiguous { "" } else { "not " },
         if contiguous {
-            "reshape takes them as they are"
+            "contiguous, so reshape would take them too"
         } else {
-            "reshape refuses them and each is materialized once"
+            "not contiguous, so reshape refused them (the strict rule)"
         }
     );
-
-    let heads = pipeline::split_heads(&parts, &dims, &mut ledger)?;
     let kt = pipeline::transpose_keys(&heads.k, &mut ledger)?;
     ledger.print_new();
 
@@ -122,13 +131,24 @@ fn run(config: &Config) -> Result<bool, TensorOpError> {
         merged: &merged,
     };
     let mut ok = verify::against_naive(&dims, &config.checked_rows(), &outputs);
-    ok &=
-        contiguous == (b * t == 1) || verify::problem("the slices' contiguity should be B·T == 1");
+    ok &= contiguous == (b * t == 1) || verify::problem("the parts' contiguity should be B·T == 1");
 
     println!("\n── bytes ──");
     ok &= report::bytes(&ledger);
+    let copied: u64 = ledger
+        .steps()
+        .iter()
+        .map(|step| step.bytes(|kind| kind == Kind::Made(Made::Copy)))
+        .sum();
+    let merge = (b * t * c * size_of::<f64>()) as u64;
+    println!(
+        "  copied {} in all; the merge of the heads alone is B·T·C f64 = {}",
+        human(copied),
+        human(merge)
+    );
+    ok &= copied <= merge || verify::problem("more was copied than the merge of the heads");
     println!("\n── time (this run, wall clock) ──");
-    report::times(&ledger, &dims);
+    times::table(&ledger, &dims);
     println!(
         "  whole pipeline {pipeline_ms:.1} ms; with checks {:.1} ms",
         started.elapsed().as_secs_f64() * 1e3

@@ -32,12 +32,6 @@ pub struct NaiveAttention {
     pub scores: Vec<f64>,
     /// Scores with `-inf` where `j > i`, `[B, H, R, T]`.
     pub masked: Vec<f64>,
-    /// Row maxima of `masked`, `[B, H, R]`.
-    pub max: Vec<f64>,
-    /// `exp(masked - max)`, `[B, H, R, T]`.
-    pub exps: Vec<f64>,
-    /// Row sums of `exps`, `[B, H, R]`.
-    pub sums: Vec<f64>,
     /// Causal softmax probabilities, `[B, H, R, T]`.
     pub probs: Vec<f64>,
     /// `P·V`, `[B, H, R, D]`.
@@ -143,9 +137,6 @@ impl<'a> Naive<'a> {
         let mut result = NaiveAttention {
             scores: Vec::new(),
             masked: Vec::new(),
-            max: Vec::new(),
-            exps: Vec::new(),
-            sums: Vec::new(),
             probs: Vec::new(),
             out: Vec::new(),
             merged: vec![0.0; self.batch * rows.len() * heads * width],
@@ -171,9 +162,6 @@ impl<'a> Naive<'a> {
                     let total = exps.iter().fold(0.0, |acc, &e| acc + e);
                     let probs: Vec<f64> = exps.iter().map(|&e| e / total).collect();
                     result.masked.extend(&row);
-                    result.max.push(max);
-                    result.exps.extend(&exps);
-                    result.sums.push(total);
                     for d in 0..width {
                         let mut acc = 0.0;
                         for (j, &p) in probs.iter().enumerate() {

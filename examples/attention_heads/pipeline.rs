@@ -3,110 +3,25 @@
 //! Each function is one step of OpenAI's GPT-2 `attn` block (`model.py`:
 //! `split_states` / `split_heads`, `multihead_attn`, `merge_heads`) and
 //! reports every layout it creates to a [`Recorder`], so a caller can print
-//! where values are shared and where they are copied. The example prints
-//! and audits those records; `tests/attention.rs` runs the same functions
-//! against a NumPy fixture. Nothing here copies values except
-//! [`View::materialize`], and every such call is recorded as [`Made::Copy`];
-//! `matmul` and the maps and reductions compute new values (op outputs).
-//! `matmul` packs small panels of its operands into its own bounded scratch
-//! while it multiplies: kernel working memory, not a materialized operand.
+//! where values are shared and where they are copied (`main.rs` prints and
+//! audits those records; `tests.rs` checks the values against a plain-loop
+//! reference). Nothing here copies values except [`View::materialize`], and
+//! every such call is recorded as [`Made::Copy`]; `matmul` and the maps and
+//! reductions compute new values (op outputs). `matmul` packs small panels
+//! of its operands into its own bounded scratch while it multiplies: kernel
+//! working memory, not a materialized operand.
 
+use crate::args::Dims;
+use crate::audit::record::{Made, Recorder};
+use llm_from_scratch::Error;
 use llm_from_scratch::prelude::*;
-use std::fmt::Arguments;
-
-/// The sizes of one run: batch `B`, sequence `T`, heads `H`, head width `D`,
-/// and the model width `C = H * D` (GPT-2 small: 1, 1024, 12, 64, 768).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Dims {
-    batch: usize,
-    seq: usize,
-    heads: usize,
-    head_width: usize,
-}
-
-impl Dims {
-    /// Checked sizes: `None` if `B * T * 3 * H * D` (the packed projection's
-    /// element count) does not fit in `usize`.
-    pub fn new(batch: usize, seq: usize, heads: usize, head_width: usize) -> Option<Self> {
-        [seq, 3, heads, head_width]
-            .iter()
-            .try_fold(batch, |count, &extent| count.checked_mul(extent))?;
-        Some(Self {
-            batch,
-            seq,
-            heads,
-            head_width,
-        })
-    }
-
-    /// `B`.
-    pub fn batch(&self) -> usize {
-        self.batch
-    }
-
-    /// `T`.
-    pub fn seq(&self) -> usize {
-        self.seq
-    }
-
-    /// `H`.
-    pub fn heads(&self) -> usize {
-        self.heads
-    }
-
-    /// `D`.
-    pub fn head_width(&self) -> usize {
-        self.head_width
-    }
-
-    /// `C = H * D` (cannot overflow: checked by [`Dims::new`]).
-    pub fn width(&self) -> usize {
-        self.heads * self.head_width
-    }
-}
-
-/// Why a new owner exists.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Made {
-    /// Input data (the packed projection, position indices).
-    Input,
-    /// An announced copy: `materialize` of a view that `reshape` refused.
-    Copy,
-    /// New values computed by `map_unary` / `map_binary` / a reduction, kept.
-    Computed,
-    /// Computed values dropped inside the step that made them.
-    Temporary,
-}
-
-/// Receives every layout the pipeline creates, in order.
-///
-/// Labels are `format_args!` so that recording costs no allocation between
-/// two operations (a heap probe in the recorder sees only the operation's own).
-pub trait Recorder {
-    /// A new step starts.
-    fn step(&mut self, title: Arguments<'_>);
-    /// A view was created (no copy expected).
-    fn view<const R: usize, T>(&mut self, label: Arguments<'_>, view: &View<'_, R, T>);
-    /// A new owner was created, for the reason `made`.
-    fn owner<const R: usize, T>(&mut self, label: Arguments<'_>, made: Made, tensor: &Tensor<R, T>);
-    /// A request was refused with `error`.
-    fn rejected(&mut self, label: Arguments<'_>, error: &TensorViewError);
-}
-
-/// Records nothing.
-impl Recorder for () {
-    fn step(&mut self, _: Arguments<'_>) {}
-    fn view<const R: usize, T>(&mut self, _: Arguments<'_>, _: &View<'_, R, T>) {}
-    fn owner<const R: usize, T>(&mut self, _: Arguments<'_>, _: Made, _: &Tensor<R, T>) {}
-    fn rejected(&mut self, _: Arguments<'_>, _: &TensorViewError) {}
-}
 
 /// A layout that is either shared with an existing owner or had to be copied.
 #[derive(Debug)]
 pub enum Part<'a, const R: usize> {
-    /// Reshapeable as it is: a view of an existing owner.
+    /// A view of an existing owner.
     Shared(View<'a, R>),
-    /// Materialized because `reshape` refused the view.
+    /// Materialized because the strides could not express the layout.
     Copied(Tensor<R>),
 }
 
@@ -120,54 +35,26 @@ impl<const R: usize> Part<'_, R> {
     }
 }
 
-/// `view` itself if `reshape(shape)` accepts it; otherwise the refusal is
-/// recorded and `view` is materialized (the announced copy).
-fn reshapeable<'a, const R: usize, const S: usize>(
-    view: View<'a, R>,
-    shape: [usize; S],
-    name: &str,
-    rec: &mut impl Recorder,
-) -> Result<Part<'a, R>, TensorOpError> {
-    match view.reshape(shape) {
-        Ok(_) => Ok(Part::Shared(view)),
-        Err(TensorViewError::NonContiguousReshape) => {
-            rec.rejected(
-                format_args!("{name}.reshape({shape:?})"),
-                &TensorViewError::NonContiguousReshape,
-            );
-            let copy = view.materialize()?;
-            rec.owner(format_args!("{name}.materialize()"), Made::Copy, &copy);
-            Ok(Part::Copied(copy))
-        }
-        Err(other) => Err(other.into()),
-    }
-}
-
-/// Step 1: Q, K and V as `slice` views of the packed projection's last axis,
-/// `[B, T, 3C]` -> three `[B, T, C]` (GPT-2 `tf.split(c, 3, axis=2)`).
+/// Step 1: Q, K and V as the three equal parts of the packed projection's
+/// last axis, `[B, T, 3C]` -> three `[B, T, C]` views of `qkv` (GPT-2
+/// `tf.split(c, 3, axis=2)`; the same views as `slice(2, 0..C)`,
+/// `slice(2, C..2C)`, `slice(2, 2C..3C)`). No copy.
 ///
-/// When `B * T > 1` each slice skips `2C` values between rows, so it is not
-/// contiguous: `reshape` refuses it and one `materialize` per part fixes it.
+/// When `B * T > 1` each part skips `2C` values between tokens, so it is
+/// not contiguous.
 ///
 /// # Errors
-/// View errors for shapes that do not match `dims`; `AllocationFailed`.
-pub fn slice_qkv<'a>(
+/// None for a `[B, T, 3C]` owner (its last extent divides by 3).
+pub fn chunk_qkv<'a>(
     qkv: &'a Tensor<3>,
-    dims: &Dims,
     rec: &mut impl Recorder,
-) -> Result<[Part<'a, 3>; 3], TensorOpError> {
-    rec.step(format_args!("1 · Q, K, V = slices of qkv's last axis"));
-    let (c, split) = (
-        dims.width(),
-        [dims.batch, dims.seq, dims.heads, dims.head_width],
-    );
-    let mut part = |index: usize, name: &str| -> Result<Part<'a, 3>, TensorOpError> {
-        let range = index * c..(index + 1) * c;
-        let slice = qkv.view().slice(2, range.clone())?;
-        rec.view(format_args!("{name} = qkv.slice(2, {range:?})"), &slice);
-        reshapeable(slice, split, name, rec)
-    };
-    Ok([part(0, "Q")?, part(1, "K")?, part(2, "V")?])
+) -> Result<[View<'a, 3>; 3], Error> {
+    rec.step(format_args!("1 · Q, K, V = qkv.chunk::<3>(2)"));
+    let parts = qkv.view().chunk::<3>(2)?;
+    for (index, (part, name)) in parts.iter().zip(["Q", "K", "V"]).enumerate() {
+        rec.view(format_args!("{name} = qkv.chunk::<3>(2)[{index}]"), part);
+    }
+    Ok(parts)
 }
 
 /// The three split-head views `[B, H, T, D]`.
@@ -181,24 +68,36 @@ pub struct Heads<'a> {
     pub v: View<'a, 4>,
 }
 
-/// Step 2: GPT-2 `split_heads`, `[B, T, C]` -> `reshape` `[B, T, H, D]` ->
-/// `permute([0, 2, 1, 3])` `[B, H, T, D]`; metadata only.
+/// Step 2: GPT-2 `split_heads`, `[B, T, C]` -> `[B, T, H, D]` ->
+/// `permute([0, 2, 1, 3])` `[B, H, T, D]`; metadata only, on the parts of
+/// `qkv` themselves.
+///
+/// `reshape` keeps the strict rule (a contiguous view only), so it refuses
+/// a part that skips memory; the refusal is recorded. `split_axis(2, [H, D])`
+/// cuts the channel axis of any layout into head and lane (strides
+/// `[.., D·s, s]`, PyTorch's `view` of the slice), so no part is copied.
 ///
 /// # Errors
-/// `NonContiguousReshape` if a part was neither contiguous nor copied.
+/// `SplitAxisMismatch` if a part's last extent is not `H·D`; a `reshape`
+/// error other than the strict rule's refusal.
 pub fn split_heads<'a>(
-    parts: &'a [Part<'_, 3>; 3],
+    parts: &[View<'a, 3>; 3],
     dims: &Dims,
     rec: &mut impl Recorder,
-) -> Result<Heads<'a>, TensorOpError> {
-    rec.step(format_args!(
-        "2 · split heads: reshape, permute [B, H, T, D]"
-    ));
-    let split = [dims.batch, dims.seq, dims.heads, dims.head_width];
-    let mut heads = |part: &'a Part<'_, 3>, name: &str| -> Result<View<'a, 4>, TensorOpError> {
-        let reshaped = part.view().reshape(split)?;
-        rec.view(format_args!("{name}.reshape([B, T, H, D])"), &reshaped);
-        let permuted = reshaped.permute([0, 2, 1, 3])?;
+) -> Result<Heads<'a>, Error> {
+    rec.step(format_args!("2 · split heads: split_axis + permute"));
+    let (split, heads_lanes) = (dims.split(), [dims.heads(), dims.head_width()]);
+    let mut heads = |part: &View<'a, 3>, name: &str| -> Result<View<'a, 4>, Error> {
+        match part.reshape(split) {
+            Ok(_) => {} // contiguous (B·T = 1): reshape agrees with split_axis
+            Err(refused @ TensorViewError::NonContiguousReshape) => {
+                rec.rejected(format_args!("{name}.reshape({split:?})"), &refused);
+            }
+            Err(other) => return Err(other.into()),
+        }
+        let split = part.split_axis(2, heads_lanes)?;
+        rec.view(format_args!("{name}.split_axis(2, [H, D])"), &split);
+        let permuted = split.permute([0, 2, 1, 3])?;
         rec.view(format_args!("{name}.….permute([0, 2, 1, 3])"), &permuted);
         Ok(permuted)
     };
@@ -215,10 +114,7 @@ pub fn split_heads<'a>(
 ///
 /// # Errors
 /// None for a rank-4 view (the axes are in range).
-pub fn transpose_keys<'a>(
-    k: &View<'a, 4>,
-    rec: &mut impl Recorder,
-) -> Result<View<'a, 4>, TensorOpError> {
+pub fn transpose_keys<'a>(k: &View<'a, 4>, rec: &mut impl Recorder) -> Result<View<'a, 4>, Error> {
     rec.step(format_args!("3 · Kᵀ = K.transpose(2, 3)"));
     let kt = k.transpose(2, 3)?;
     rec.view(format_args!("Kᵀ = K.transpose(2, 3)"), &kt);
@@ -240,11 +136,11 @@ pub fn scores(
     q: &View<'_, 4>,
     kt: &View<'_, 4>,
     rec: &mut impl Recorder,
-) -> Result<Tensor<4>, TensorOpError> {
+) -> Result<Tensor<4>, Error> {
     let dots = matmul(q, kt)?;
     rec.owner(format_args!("Q·Kᵀ = matmul(Q, Kᵀ)"), Made::Temporary, &dots);
     let scale = (q.shape()[3] as f64).sqrt();
-    map_unary(&dots.view(), |s| s / scale)
+    Ok(map_unary(&dots, |s| s / scale)?)
 }
 
 /// Every owner of the attention step, kept alive so a layout trace never
@@ -259,13 +155,7 @@ pub struct Attention {
     pub scores: Tensor<4>,
     /// Scores with `-inf` above the diagonal.
     pub masked: Tensor<4>,
-    /// Row maxima, `[B, H, T, 1]`.
-    pub max: Tensor<4>,
-    /// `exp(masked - max)`.
-    pub exp: Tensor<4>,
-    /// Row sums of `exp`, `[B, H, T, 1]`.
-    pub sum: Tensor<4>,
-    /// Softmax probabilities `exp / sum`, `[B, H, T, T]`.
+    /// Softmax probabilities over the last axis, `[B, H, T, T]`.
     pub probs: Tensor<4>,
     /// `P·V`, `[B, H, T, D]`: a fresh head-major owner.
     pub out: Tensor<4>,
@@ -273,8 +163,10 @@ pub struct Attention {
 
 /// Step 4: causal self-attention over all `T` positions (GPT-2
 /// `multihead_attn`, `mask_attn_weights`, `softmax`): scores by `matmul`
-/// against the transposed key view, the causal mask by broadcasting, a
-/// numerically stable softmax, the weighted sum of V by `matmul`.
+/// against the transposed key view, the causal mask by broadcasting, the
+/// numerically stable softmax (`softmax_axis`: fused, bit-identical to
+/// `max_axis` -> `exp(x - max)` -> `sum_axis` -> divide, with no full-size
+/// temporary), the weighted sum of V by `matmul`.
 ///
 /// # Errors
 /// Op errors for inconsistent views; `OutputAllocationFailed`.
@@ -282,7 +174,7 @@ pub fn attention(
     heads: &Heads<'_>,
     kt: &View<'_, 4>,
     rec: &mut impl Recorder,
-) -> Result<Attention, TensorOpError> {
+) -> Result<Attention, Error> {
     let seq = heads.q.shape()[2];
     rec.step(format_args!("4a · causal mask over all T positions"));
     let positions: Tensor<1, usize> = Tensor::from_fn([seq], |[i]| i)?;
@@ -299,76 +191,75 @@ pub fn attention(
     rec.owner(format_args!("scores = Q·Kᵀ/√D"), Made::Computed, &scores);
 
     rec.step(format_args!("4c · mask, then a stable softmax"));
-    let masked = map_binary(&scores.view(), &mask.view(), |s, keep| {
-        if keep { s } else { f64::NEG_INFINITY }
-    })?;
+    let masked = map_binary(
+        &scores,
+        &mask,
+        |s, keep| {
+            if keep { s } else { f64::NEG_INFINITY }
+        },
+    )?;
     rec.owner(
         format_args!("masked = where(mask, scores, -inf)"),
         Made::Computed,
         &masked,
     );
-    let max = max_axis(&masked.view(), 3, KeepDim)?;
+    let probs = softmax_axis(&masked, 3)?;
     rec.owner(
-        format_args!("max = max_axis(3, KeepDim)"),
+        format_args!("P = softmax_axis(masked, 3)"),
         Made::Computed,
-        &max,
+        &probs,
     );
-    let exp = map_binary(&masked.view(), &max.view(), |s, m| (s - m).exp())?;
-    rec.owner(format_args!("exp(masked - max)"), Made::Computed, &exp);
-    let sum = sum_axis(&exp.view(), 3, KeepDim)?;
-    rec.owner(
-        format_args!("sum = sum_axis(3, KeepDim)"),
-        Made::Computed,
-        &sum,
-    );
-    let probs = map_binary(&exp.view(), &sum.view(), |e, z| e / z)?;
-    rec.owner(format_args!("P = exp / sum"), Made::Computed, &probs);
 
     rec.step(format_args!("4d · Y = matmul(P, V)"));
-    let out = matmul(&probs.view(), &heads.v)?;
+    let out = matmul(&probs, &heads.v)?;
     rec.owner(format_args!("Y = matmul(P, V)"), Made::Computed, &out);
     Ok(Attention {
         positions,
         mask,
         scores,
         masked,
-        max,
-        exp,
-        sum,
         probs,
         out,
     })
 }
 
 /// Step 5: GPT-2 `merge_heads`, `[B, H, T, D]` -> `permute([0, 2, 1, 3])`
-/// `[B, T, H, D]` -> (`materialize` if not contiguous) -> `reshape` `[B, T, C]`.
+/// `[B, T, H, D]` -> `merge_axes(2)` `[B, T, C]`, with one `materialize`
+/// in between when the strides cannot merge.
 ///
-/// A fresh head-major owner permuted to `[B, T, H, D]` is not contiguous
-/// when `H > 1` and `T > 1`, so that case costs the one announced copy; the
-/// copy's buffer then becomes the `[B, T, C]` owner without another copy.
-/// Records into the caller's current step.
+/// A fresh head-major owner permuted to `[B, T, H, D]` has head stride
+/// `T·D` and lane stride 1, so heads and lanes are not adjacent in memory
+/// when `H > 1` and `T > 1`: `merge_axes` refuses (no layout of these
+/// values is `[B, T, C]` without moving them) and the one announced copy
+/// follows; the copy's buffer then becomes the `[B, T, C]` owner without
+/// another copy. Records into the caller's current step.
 ///
 /// # Errors
-/// `ShapeOverflow` (impossible for a valid view); `AllocationFailed`.
+/// A `merge_axes` error other than `NonMergeableAxes`; `AllocationFailed`.
 pub fn merge_heads<'a>(
     y: View<'a, 4>,
     name: &str,
     rec: &mut impl Recorder,
-) -> Result<Part<'a, 3>, TensorOpError> {
+) -> Result<Part<'a, 3>, Error> {
     let permuted = y.permute([0, 2, 1, 3])?;
     rec.view(format_args!("{name}.permute([0, 2, 1, 3])"), &permuted);
-    let [b, t, h, d] = *permuted.shape();
-    let merged = [b, t, h.checked_mul(d).ok_or(TensorError::ShapeOverflow)?];
-    Ok(match reshapeable(permuted, merged, name, rec)? {
-        Part::Shared(view) => {
-            let view = view.reshape(merged)?;
-            rec.view(format_args!("{name}.reshape([B, T, C])"), &view);
-            Part::Shared(view)
+    match permuted.merge_axes(2) {
+        Ok(merged) => {
+            rec.view(format_args!("{name}.….merge_axes(2)"), &merged);
+            Ok(Part::Shared(merged))
         }
-        Part::Copied(copy) => {
-            let view = copy.view().reshape(merged)?;
-            rec.view(format_args!("{name}.….reshape([B, T, C])"), &view);
-            Part::Copied(Tensor::from_vec(merged, copy.into_vec())?)
+        Err(refused @ TensorViewError::NonMergeableAxes { .. }) => {
+            rec.rejected(format_args!("{name}.….merge_axes(2)"), &refused);
+            let copy = permuted.materialize()?;
+            rec.owner(format_args!("{name}.….materialize()"), Made::Copy, &copy);
+            let merged = copy.view().merge_axes(2)?;
+            rec.view(
+                format_args!("{name}.….materialize().merge_axes(2)"),
+                &merged,
+            );
+            let shape = *merged.shape();
+            Ok(Part::Copied(copy.into_shape(shape)?))
         }
-    })
+        Err(other) => Err(other.into()),
+    }
 }

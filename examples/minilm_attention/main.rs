@@ -10,11 +10,18 @@
 //!     --model path/to/model.safetensors [--tokens 101,7592,2088,102]
 //! ```
 //! Without `--tokens`, the fixture's sentence is used, so a full checkpoint
-//! is checked against the same reference numbers. Exit code 1 when a stage
+//! is checked against the same reference numbers. With a full checkpoint
+//! the whole encoder (six layers, mean pooling, L2 normalization) also
+//! embeds the four sentences of `tests/fixtures/minilm/sentences.safetensors`
+//! and compares them with sentence-transformers' embeddings. Exit code 1 when a stage
 //! is off by more than its tolerance, 2 for bad arguments or files.
 
+mod encoder;
+#[path = "../common/flags.rs"]
+mod flags;
 mod pipeline;
 
+use flags::FlagsError;
 use llm_from_scratch::tensor::weights::{AlignedBytes, Weights};
 use pipeline::{Naming, max_abs_diff};
 use std::process::ExitCode;
@@ -36,7 +43,15 @@ const FIXTURE: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/tests/fixtures/minilm/layer0.safetensors"
 );
+const SENTENCES: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/tests/fixtures/minilm/sentences.safetensors"
+);
 const HEADS: usize = 12;
+const LAYERS: usize = 6;
+/// Sentence embeddings are unit vectors of 384 features (entries ~0.05): six
+/// layers of ascending f32 sums against BLAS's order move them by ~1e-6.
+const EMBEDDING_TOLERANCE: f32 = 1e-5;
 const USAGE: &str = "usage: minilm_attention [--model model.safetensors] [--tokens 101,7592,102]";
 
 struct Args {
@@ -44,39 +59,39 @@ struct Args {
     tokens: Option<Vec<usize>>,
 }
 
-fn parse_args() -> Result<Args, String> {
-    let mut args = Args {
-        model: None,
-        tokens: None,
-    };
-    let mut items = std::env::args().skip(1);
-    while let Some(flag) = items.next() {
-        let mut value = || items.next().ok_or(format!("{flag} needs a value"));
-        match flag.as_str() {
-            "--model" => args.model = Some(value()?),
-            "--tokens" => {
-                let list = value()?;
-                let ids = list.split(',').map(|id| id.trim().parse::<usize>());
-                let ids = ids
-                    .collect::<Result<Vec<_>, _>>()
-                    .map_err(|e| format!("--tokens {list}: {e}"))?;
-                if ids.is_empty() || ids.len() > 512 {
-                    return Err("--tokens needs 1 to 512 ids (BERT's context)".into());
-                }
-                args.tokens = Some(ids);
+/// The flags; `Err(FlagsError::Help)` for `--help`.
+fn parse_args() -> Result<Args, FlagsError> {
+    let [model, tokens] = flags::parse(std::env::args_os().skip(1), ["--model", "--tokens"])?;
+    let tokens = match tokens {
+        None => None,
+        Some(list) => {
+            let ids = list.split(',').map(|id| id.trim().parse::<usize>());
+            let ids = ids
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| FlagsError::Usage(format!("--tokens {list}: {e}")))?;
+            if ids.is_empty() || ids.len() > 512 {
+                let message = "--tokens needs 1 to 512 ids (BERT's context)";
+                return Err(FlagsError::Usage(message.into()));
             }
-            "--help" | "-h" => {
-                println!("{USAGE}");
-                std::process::exit(0);
-            }
-            other => return Err(format!("unknown argument {other}; try --help")),
+            Some(ids)
         }
-    }
-    Ok(args)
+    };
+    Ok(Args { model, tokens })
 }
 
 fn main() -> ExitCode {
-    match run() {
+    let args = match parse_args() {
+        Ok(args) => args,
+        Err(FlagsError::Help) => {
+            println!("{USAGE}");
+            return ExitCode::SUCCESS;
+        }
+        Err(FlagsError::Usage(message)) => {
+            eprintln!("error: {message}\n{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match run(&args) {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::from(1),
         Err(message) => {
@@ -86,8 +101,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run() -> Result<bool, String> {
-    let args = parse_args()?;
+fn run(args: &Args) -> Result<bool, String> {
     let fixture_bytes = AlignedBytes::read(FIXTURE).map_err(|e| format!("{FIXTURE}: {e}"))?;
     let fixture = Weights::parse(fixture_bytes.as_bytes()).map_err(|e| e.to_string())?;
     let fixture_ids: Vec<usize> = fixture
@@ -126,6 +140,10 @@ fn run() -> Result<bool, String> {
         "values copied by announced materializes: {} bytes (the merge)",
         outputs.copied_bytes
     );
+    let whole_encoder = match naming {
+        Naming::Checkpoint => check_sentences(&weights)?,
+        Naming::Fixture => true,
+    };
     if ids != fixture_ids {
         println!("\ntokens differ from the fixture's sentence: no reference to compare with");
         println!(
@@ -165,6 +183,60 @@ fn run() -> Result<bool, String> {
         all_within &= ok;
         println!(
             "{stage:<26} {diff:>14.3e} {tolerance:>11.0e}  {}",
+            if ok { "ok" } else { "MISMATCH" }
+        );
+    }
+    Ok(all_within && whole_encoder)
+}
+
+/// The whole encoder on the reference sentences against sentence-transformers.
+fn check_sentences(weights: &Weights<'_>) -> Result<bool, String> {
+    let bytes = AlignedBytes::read(SENTENCES).map_err(|e| format!("{SENTENCES}: {e}"))?;
+    let reference = Weights::parse(bytes.as_bytes()).map_err(|e| e.to_string())?;
+    let ids = reference
+        .get::<2, i64>("token_ids")
+        .map_err(|e| e.to_string())?;
+    let mask = reference
+        .get::<2, i64>("attention_mask")
+        .map_err(|e| e.to_string())?;
+    let expected = reference
+        .get::<2, f32>("embeddings")
+        .map_err(|e| e.to_string())?;
+    let (ids, mask, expected) = (ids.view(), mask.view(), expected.view());
+    println!(
+        "\nwhole encoder ({LAYERS} layers, mean pooling, L2 normalization) against sentence-transformers:"
+    );
+    println!(
+        "{:<9} {:>7} {:>14} {:>12}  verdict",
+        "sentence", "tokens", "max |ours-ref|", "cosine"
+    );
+    let mut all_within = true;
+    for s in 0..ids.shape()[0] {
+        let length = mask
+            .select(0, s)
+            .map_err(|e| e.to_string())?
+            .iter()
+            .filter(|&&m| m == 1)
+            .count();
+        let row = ids.select(0, s).map_err(|e| e.to_string())?;
+        let tokens: Vec<usize> = row
+            .iter()
+            .take(length)
+            .map(|&id| usize::try_from(id).unwrap_or(usize::MAX))
+            .collect();
+        let ours = encoder::embed(weights, &tokens, LAYERS, HEADS).map_err(|e| e.to_string())?;
+        let theirs = expected.select(0, s).map_err(|e| e.to_string())?;
+        let diff = max_abs_diff(ours.as_slice().iter(), theirs.iter());
+        let cosine: f32 = ours
+            .as_slice()
+            .iter()
+            .zip(theirs.iter())
+            .map(|(a, b)| a * b)
+            .sum();
+        let ok = diff <= EMBEDDING_TOLERANCE;
+        all_within &= ok;
+        println!(
+            "{s:<9} {length:>7} {diff:>14.3e} {cosine:>12.9}  {}",
             if ok { "ok" } else { "MISMATCH" }
         );
     }

@@ -1,7 +1,6 @@
 //! The embeddings and the layer-0 self-attention block of a BERT encoder
 //! (all-MiniLM-L6-v2: hidden 384, 12 heads of width 32), built only from the
 //! crate's views and ops over weights borrowed from a safetensors buffer.
-//! Shared by `examples/minilm_attention` and `tests/minilm.rs`.
 
 use llm_from_scratch::prelude::*;
 use llm_from_scratch::tensor::ops::matmul;
@@ -76,24 +75,6 @@ pub fn weight<'a, const R: usize>(
     weights.get::<R, f32>(&naming.name(name))
 }
 
-/// Rows `ids` of an embedding table `[V, C]` -> `[T, C]` (a gather: the one
-/// copy of the embedding step). An id outside the table is an error naming it.
-pub fn gather(table: &View<'_, 2, f32>, ids: &[usize]) -> Fallible<Tensor<2, f32>> {
-    let [_, width] = *table.shape();
-    let mut values = Vec::new();
-    values.try_reserve_exact(ids.len() * width)?;
-    for &id in ids {
-        let vocabulary = table.shape()[0];
-        if id >= vocabulary {
-            return Err(
-                format!("token id {id} is not below the vocabulary size {vocabulary}").into(),
-            );
-        }
-        values.extend(table.slice(0, id..id + 1)?.iter());
-    }
-    Ok(Tensor::from_vec([ids.len(), width], values)?)
-}
-
 /// Layer norm over the last axis: `(x - mean) / sqrt(var + eps) * gamma + beta`,
 /// biased variance as in `torch.nn.LayerNorm`. `[T, C]` -> `[T, C]`.
 pub fn layer_norm(
@@ -103,12 +84,10 @@ pub fn layer_norm(
 ) -> Fallible<Tensor<2, f32>> {
     let mean = mean_axis(x, 1, KeepDim)?; // [T, 1]
     let centered = map_binary(x, &mean.view(), |v, m| v - m)?;
-    let variance = mean_axis(&map_unary(&centered.view(), |v| v * v)?.view(), 1, KeepDim)?;
-    let normalized = map_binary(&centered.view(), &variance.view(), |c, v| {
-        c / (v + LAYER_NORM_EPS).sqrt()
-    })?;
-    let scaled = map_binary(&normalized.view(), gamma, |n, g| n * g)?;
-    Ok(map_binary(&scaled.view(), beta, |s, b| s + b)?)
+    let variance = mean_axis(&map_unary(&centered, |v| v * v)?.view(), 1, KeepDim)?;
+    let normalized = map_binary(&centered, &variance, |c, v| c / (v + LAYER_NORM_EPS).sqrt())?;
+    let scaled = map_binary(&normalized, gamma, |n, g| n * g)?;
+    Ok(map_binary(&scaled, beta, |s, b| s + b)?)
 }
 
 /// A linear layer `x · Wᵀ + b` with `W` in PyTorch's `[out, in]` layout:
@@ -119,7 +98,7 @@ pub fn linear(
     bias: &View<'_, 1, f32>,
 ) -> Fallible<Tensor<2, f32>> {
     let product = matmul(x, &weight.transpose(0, 1)?)?;
-    Ok(map_binary(&product.view(), bias, |p, b| p + b)?)
+    Ok(map_binary(&product, bias, |p, b| p + b)?)
 }
 
 /// `[T, C]` -> reshape `[1, T, H, D]` -> permute `[1, H, T, D]`, zero-copy.
@@ -127,14 +106,6 @@ pub fn split_heads<'a>(x: &View<'a, 2, f32>, heads: usize) -> Fallible<View<'a, 
     let [tokens, width] = *x.shape();
     Ok(x.reshape([1, tokens, heads, width / heads])?
         .permute([0, 2, 1, 3])?)
-}
-
-/// A numerically stable softmax over the last axis (max kept, subtract, exp, sum kept, divide).
-pub fn softmax(scores: &View<'_, 4, f32>) -> Fallible<Tensor<4, f32>> {
-    let max = max_axis(scores, 3, KeepDim)?;
-    let exp = map_binary(scores, &max.view(), |s, m| (s - m).exp())?;
-    let total = sum_axis(&exp.view(), 3, KeepDim)?;
-    Ok(map_binary(&exp.view(), &total.view(), |e, z| e / z)?)
 }
 
 /// Runs the embeddings and the layer-0 attention block for `ids`.
@@ -161,11 +132,14 @@ pub fn run(
     } else {
         ids.to_vec()
     };
-    let gathered = gather(&words.view(), &word_ids)?;
+    // The embedding lookup: rows `word_ids` of the `[V, C]` table -> `[T, C]`,
+    // the one copy of this step; an id past the vocabulary is an error
+    // naming its position in the list.
+    let gathered = index_select(&words.view(), 0, &word_ids)?;
     let position_rows = positions.view().slice(0, 0..tokens)?; // zero-copy
     let token_type = Tensor::from_vec([token_type_row.len()], token_type_row)?;
-    let summed = map_binary(&gathered.view(), &position_rows, |w, p| w + p)?;
-    let summed = map_binary(&summed.view(), &token_type.view(), |s, t| s + t)?;
+    let summed = map_binary(&gathered, &position_rows, |w, p| w + p)?;
+    let summed = map_binary(&summed, &token_type, |s, t| s + t)?;
     let ln_w = weight::<1>(weights, naming, "embeddings.layer_norm.weight")?;
     let ln_b = weight::<1>(weights, naming, "embeddings.layer_norm.bias")?;
     let embeddings = layer_norm(&summed.view(), &ln_w.view(), &ln_b.view())?;
@@ -193,8 +167,8 @@ pub fn run(
     trace.owner("K", &k).view("Kᵀ [1,H,D,T]", &k_t);
     let scale = 1.0 / ((q_heads.shape()[3]) as f32).sqrt();
     let scores = map_unary(&matmul(&q_heads, &k_t)?.view(), |s| s * scale)?;
-    let probabilities = softmax(&scores.view())?;
-    let context_heads = matmul(&probabilities.view(), &v_heads)?; // [1, H, T, D]
+    let probabilities = softmax_axis(&scores, 3)?; // the stable softmax, fused
+    let context_heads = matmul(&probabilities, &v_heads)?; // [1, H, T, D]
     let merged_view = context_heads.view().permute([0, 2, 1, 3])?; // [1, T, H, D], not contiguous
     let merged = merged_view.materialize()?;
     trace
@@ -209,7 +183,7 @@ pub fn run(
     let dense_w = weight::<2>(weights, naming, "attention.output.dense.weight")?;
     let dense_b = weight::<1>(weights, naming, "attention.output.dense.bias")?;
     let dense = linear(&flat, &dense_w.view(), &dense_b.view())?;
-    let residual = map_binary(&dense.view(), &embeddings.view(), |d, e| d + e)?;
+    let residual = map_binary(&dense, &embeddings, |d, e| d + e)?;
     let out_w = weight::<1>(weights, naming, "attention.output.layer_norm.weight")?;
     let out_b = weight::<1>(weights, naming, "attention.output.layer_norm.bias")?;
     let attention_output = layer_norm(&residual.view(), &out_w.view(), &out_b.view())?;

@@ -1,7 +1,7 @@
-//! The floating-point element types that reductions and matrix products accept.
+//! The floating-point element types that reductions, matrix products and
+//! model code accept: `f32` and `f64`.
 
-use std::fmt::Debug;
-use std::ops::{Add, Div, Mul, Sub};
+use std::fmt::{Debug, Display};
 
 mod sealed {
     pub trait Sealed {}
@@ -10,8 +10,24 @@ mod sealed {
 }
 
 /// `f32` or `f64`: the element types of `sum_axis`, `mean_axis`, `max_axis`
-/// and `matmul`. Sealed, because the exact-order guarantees are stated for
-/// IEEE 754 binary floats only.
+/// and `matmul`, with every method of [`num_traits::Float`] (`exp`, `ln`,
+/// `sqrt`, `tanh`, `powi`, `max`, `infinity()`, `neg_infinity()`, ...) and
+/// [`num_traits::FloatConst`] (`PI()`, ...) for generic model code. Sealed,
+/// because the exact-order guarantees are stated for IEEE 754 binary floats only.
+///
+/// ```
+/// use llm_from_scratch::prelude::*;
+///
+/// /// GPT-2's GELU (the tanh approximation), for either precision.
+/// fn gelu<F: Float>(x: F) -> F {
+///     let half = F::from_usize(1) / F::from_usize(2);
+///     let c = (F::from_usize(2) / F::PI()).sqrt();
+///     let k = F::from(0.044715).unwrap();
+///     half * x * (F::one() + (c * (x + k * x.powi(3))).tanh())
+/// }
+/// assert!((gelu(1.0_f64) - 0.841_191_990_8).abs() < 1e-9);
+/// assert!((gelu(1.0_f32) - 0.841_192).abs() < 1e-6);
+/// ```
 #[diagnostic::on_unimplemented(
     message = "reductions and `matmul` need `f32` or `f64` elements, not `{Self}`",
     label = "`{Self}` is not `f32` or `f64`",
@@ -19,33 +35,26 @@ mod sealed {
 )]
 pub trait Float:
     sealed::Sealed
-    + Copy
+    + num_traits::Float
+    + num_traits::FloatConst
+    + crate::tensor::traverse::simd::Element
     + Debug
+    + Display
     + Default
-    + PartialOrd
-    + Add<Output = Self>
-    + Sub<Output = Self>
-    + Mul<Output = Self>
-    + Div<Output = Self>
     + Send
     + Sync
     + 'static
 {
     /// Positive zero, the start of every sum.
     const ZERO: Self;
-    /// `n` as this type (rounded), the divisor of a mean.
+    /// `n` as this type (rounded to nearest), e.g. the divisor of a mean.
     fn from_usize(n: usize) -> Self;
-    /// Whether the value is a NaN.
-    fn is_nan(self) -> bool;
 }
 
 impl Float for f32 {
     const ZERO: Self = 0.0;
     fn from_usize(n: usize) -> Self {
         n as f32
-    }
-    fn is_nan(self) -> bool {
-        f32::is_nan(self)
     }
 }
 
@@ -54,18 +63,24 @@ impl Float for f64 {
     fn from_usize(n: usize) -> Self {
         n as f64
     }
-    fn is_nan(self) -> bool {
-        f64::is_nan(self)
-    }
 }
 
 /// The max policy: keep the first NaN met (its exact bits); replace only by
 /// a strictly larger value, so ties keep the earlier value (-0.0 before +0.0).
 #[inline(always)]
 pub(crate) fn max_step<F: Float>(current: F, candidate: F) -> F {
-    if !current.is_nan() && (candidate.is_nan() || candidate > current) {
+    if max_replaces(current, candidate) {
         candidate
     } else {
         current
     }
+}
+
+/// Whether the max policy replaces `current` by the later `candidate`: no
+/// NaN kept yet, and the candidate is a NaN or strictly larger. `argmax_axis`
+/// moves its index exactly when this holds, so it points at the value
+/// [`max_step`] keeps.
+#[inline(always)]
+pub(crate) fn max_replaces<F: Float>(current: F, candidate: F) -> bool {
+    !current.is_nan() && (candidate.is_nan() || candidate > current)
 }

@@ -21,10 +21,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::error::TensorViewError;
-use super::kernels;
-use super::storage::Tensor;
-use super::view::View;
+use super::array::owned::Tensor;
+use super::array::view::View;
+use super::error::{TensorError, TensorViewError};
+use super::shape::layout::checked_len;
+use super::traverse::alloc::try_buffer;
 use safetensors::{Dtype, SafeTensors};
 use std::path::Path;
 use thiserror::Error;
@@ -198,7 +199,7 @@ impl<'a> Weights<'a> {
                     shape: tensor.shape().to_vec(),
                 })?;
         let bytes = tensor.data();
-        let elements = super::layout::checked_len(&shape).map_err(TensorViewError::from)?;
+        let elements = checked_len(&shape).map_err(TensorViewError::from)?;
         let expected_bytes = elements.checked_mul(size_of::<T>());
         if expected_bytes != Some(bytes.len()) {
             return Err(WeightsError::ByteLengthMismatch {
@@ -207,10 +208,10 @@ impl<'a> Weights<'a> {
                 actual_bytes: bytes.len(),
             });
         }
-        if cfg!(target_endian = "little") {
-            if let Ok(values) = bytemuck::try_cast_slice::<u8, T>(bytes) {
-                return Ok(Weight::Borrowed(View::from_slice(values, shape)?));
-            }
+        if cfg!(target_endian = "little")
+            && let Ok(values) = bytemuck::try_cast_slice::<u8, T>(bytes)
+        {
+            return Ok(Weight::Borrowed(View::from_slice(values, shape)?));
         }
         Ok(Weight::Copied(copy_values(bytes, shape)?))
     }
@@ -223,8 +224,9 @@ fn copy_values<const R: usize, T: SafetensorsElement>(
 ) -> Result<Tensor<R, T>, TensorViewError> {
     let width = size_of::<T>();
     let count = bytes.len() / width;
-    let mut values: Vec<T> = kernels::buffer(count)
-        .ok_or(super::error::TensorError::AllocationFailed { elements: count })?;
+    let mut values: Vec<T> = try_buffer(count).map_err(|failed| TensorError::AllocationFailed {
+        elements: failed.elements,
+    })?;
     for chunk in bytes.chunks_exact(width) {
         let mut value = T::zeroed();
         let value_bytes = bytemuck::bytes_of_mut(&mut value);

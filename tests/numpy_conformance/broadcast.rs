@@ -4,6 +4,7 @@
 //! output value names the pair of storage offsets it came from.
 
 use super::fixture::{self, Case, Got, Report, Want};
+use crate::common::with_rank;
 use llm_from_scratch::tensor::dynamic::{self, DynTensor, DynView};
 use llm_from_scratch::tensor::ops;
 use llm_from_scratch::tensor::{BroadcastRank, Rank, Tensor, View};
@@ -152,34 +153,18 @@ where
     }
 }
 
-/// Dispatches the right operand's rank for a left view of concrete rank.
-macro_rules! right_ranks {
-    ($pair:expr, $left:expr; $($m:literal)*) => {
-        match $pair.right.owner.len() {
-            $($m => {
-                let owner = $pair.right.ranked_owner::<$m>(right_values(&$pair.right.owner));
-                ranked_pair($left, $pair.right.ranked_view(&owner))
-            })*
-            rank => panic!("right rank {rank} is beyond the fixtures' 6"),
-        }
-    };
+/// The ranked run at the pair's runtime ranks: every (L, M) in 0..=6 x
+/// 0..=6, 49 concrete instantiations of the ranked ops.
+fn ranked_run(pair: &Pair) -> Got {
+    let (left, right) = (&pair.left, &pair.right);
+    with_rank!(left.owner.len(), [0 1 2 3 4 5 6], |L| {
+        let left_owner = left.ranked_owner::<L>(left_values(&left.owner));
+        with_rank!(right.owner.len(), [0 1 2 3 4 5 6], |M| {
+            let right_owner = right.ranked_owner::<M>(right_values(&right.owner));
+            ranked_pair(left.ranked_view(&left_owner), right.ranked_view(&right_owner))
+        })
+    })
 }
-
-/// Every (L, M) in 0..=6 x 0..=6: 49 concrete instantiations of the ranked ops.
-macro_rules! ranked_pairs {
-    ($($l:literal)*) => {
-        fn ranked_run(pair: &Pair) -> Got {
-            match pair.left.owner.len() {
-                $($l => {
-                    let owner = pair.left.ranked_owner::<$l>(left_values(&pair.left.owner));
-                    right_ranks!(pair, pair.left.ranked_view(&owner); 0 1 2 3 4 5 6)
-                })*
-                rank => panic!("left rank {rank} is beyond the fixtures' 6"),
-            }
-        }
-    };
-}
-ranked_pairs!(0 1 2 3 4 5 6);
 
 /// Replays one pair through both APIs and checks its NumPy line.
 pub fn replay(case: &Case, report: &mut Report) {

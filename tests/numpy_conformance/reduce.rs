@@ -6,6 +6,7 @@
 
 use super::broadcast::Operand;
 use super::fixture::{self, Case, Got, Report, Want};
+use crate::common::with_rank;
 use llm_from_scratch::tensor::dynamic::{self, DynTensor};
 use llm_from_scratch::tensor::ops;
 use llm_from_scratch::tensor::{KeepDim, Rank, ReduceDim, RemoveDim, Tensor, TensorOpError, View};
@@ -134,20 +135,16 @@ fn ranked_rank<const R: usize>(
     }
 }
 
-macro_rules! ranked {
-    ($($r:literal)*) => {
-        fn ranked_run(operand: &Operand, data: &[f64], lines: &[Line], id: &str, report: &mut Report) {
-            match operand.owner.len() {
-                0 => ranked_rank::<0>(operand, data, lines, id, report, |_, _, _| None),
-                $($r => ranked_rank::<$r>(operand, data, lines, id, report, |v, op, axis| {
-                    Some(remove_dim(v, op, axis))
-                }),)*
-                rank => panic!("rank {rank} is beyond the fixtures' 6"),
-            }
-        }
-    };
+/// Replays every line at the operand's runtime rank.
+fn ranked_run(operand: &Operand, data: &[f64], lines: &[Line], id: &str, report: &mut Report) {
+    with_rank!(operand.owner.len(), [1 2 3 4 5 6], |R| {
+        ranked_rank::<R>(operand, data, lines, id, report, |v, op, axis| {
+            Some(remove_dim(v, op, axis))
+        })
+    },
+    0 => ranked_rank::<0>(operand, data, lines, id, report, |_, _, _| None),
+    rank => panic!("rank {rank} is beyond the fixtures' 6"))
 }
-ranked!(1 2 3 4 5 6);
 
 /// Every NumPy difference must be one of the documented kinds.
 fn check_numpy(line: &Line, numpy: &str, view_shape: &[usize], id: &str, report: &mut Report) {

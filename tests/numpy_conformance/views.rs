@@ -2,6 +2,7 @@
 //! holding 0.0, 1.0, ... in storage order (so a value is its storage offset).
 
 use super::fixture::{self, Case, Expected, Report};
+use crate::common::with_rank;
 use llm_from_scratch::tensor::dynamic::{DynTensor, DynView};
 use llm_from_scratch::tensor::{Tensor, View};
 
@@ -39,16 +40,16 @@ impl Op {
 
 /// A layout as we report it: shape, strides in elements, base offset, contiguity.
 #[derive(Debug, Clone, PartialEq)]
-struct Layout {
-    shape: Vec<usize>,
-    strides: Vec<usize>,
-    offset: usize,
-    contiguous: bool,
+pub struct Layout {
+    pub shape: Vec<usize>,
+    pub strides: Vec<usize>,
+    pub offset: usize,
+    pub contiguous: bool,
 }
 
 impl Layout {
     /// `<shape> <strides> <offset> <contiguous 0|1>`.
-    fn parse(text: &str) -> Self {
+    pub fn parse(text: &str) -> Self {
         let words: Vec<&str> = text.split_whitespace().collect();
         Layout {
             shape: fixture::shape(words[0]),
@@ -58,7 +59,7 @@ impl Layout {
         }
     }
 
-    fn of_dyn(view: &DynView<'_>) -> Self {
+    pub fn of_dyn(view: &DynView<'_>) -> Self {
         Layout {
             shape: view.shape().to_vec(),
             strides: view.strides().to_vec(),
@@ -78,7 +79,7 @@ impl Layout {
 }
 
 /// Our layout or the `Debug` of our error.
-type Outcome = Result<Layout, String>;
+pub type Outcome = Result<Layout, String>;
 
 fn outcome(keyword: &str, rest: &str) -> Outcome {
     if keyword == "ok" {
@@ -137,7 +138,7 @@ fn iota(shape: &[usize]) -> Vec<f64> {
         .collect()
 }
 
-fn record<V>(
+pub fn record<V>(
     steps: &mut Vec<Outcome>,
     result: Result<V, impl std::fmt::Debug>,
     layout: impl Fn(&V) -> Layout,
@@ -193,16 +194,7 @@ fn run_dynamic(chain: &Chain, id: &str, report: &mut Report) -> Trace {
 
 /// The ranked API: `Tensor<R>` and `View<R>`, the rank following each reshape.
 fn run_ranked(chain: &Chain) -> Option<Trace> {
-    match chain.owner.len() {
-        0 => start::<0>(chain),
-        1 => start::<1>(chain),
-        2 => start::<2>(chain),
-        3 => start::<3>(chain),
-        4 => start::<4>(chain),
-        5 => start::<5>(chain),
-        6 => start::<6>(chain),
-        rank => panic!("owner rank {rank} is beyond the fixtures' 6"),
-    }
+    with_rank!(chain.owner.len(), [0 1 2 3 4 5 6], |R| start::<R>(chain))
 }
 
 fn start<const R: usize>(chain: &Chain) -> Option<Trace> {
@@ -251,16 +243,9 @@ fn reshape<const R: usize>(
     rest: &[(Op, Outcome, Option<String>)],
     steps: &mut Vec<Outcome>,
 ) -> Option<Vec<f64>> {
-    match shape.len() {
-        0 => reshape_to::<R, 0>(view, shape, rest, steps),
-        1 => reshape_to::<R, 1>(view, shape, rest, steps),
-        2 => reshape_to::<R, 2>(view, shape, rest, steps),
-        3 => reshape_to::<R, 3>(view, shape, rest, steps),
-        4 => reshape_to::<R, 4>(view, shape, rest, steps),
-        5 => reshape_to::<R, 5>(view, shape, rest, steps),
-        6 => reshape_to::<R, 6>(view, shape, rest, steps),
-        rank => panic!("reshape to rank {rank} is beyond the fixtures' 6"),
-    }
+    with_rank!(shape.len(), [0 1 2 3 4 5 6], |S| {
+        reshape_to::<R, S>(view, shape, rest, steps)
+    })
 }
 
 fn reshape_to<const R: usize, const S: usize>(

@@ -1,8 +1,8 @@
 //! `broadcast_shape`: NumPy's trailing-axis rule, with the output rank in the type.
 
 use crate::tensor::error::TensorOpError;
-use crate::tensor::layout;
-use crate::tensor::rank::{BroadcastRank, Rank};
+use crate::tensor::shape::broadcast::broadcast_into;
+use crate::tensor::shape::rank::{BroadcastRank, Rank};
 
 /// The shape two operands broadcast to, by NumPy's rule (numpy.org,
 /// "Broadcasting"): right-align the shapes, treat missing leading extents
@@ -38,6 +38,6 @@ where
     Rank<L>: BroadcastRank<Rank<M>, Output = Rank<O>>,
 {
     let mut output = [0; O];
-    layout::broadcast_into(left, right, &mut output)?;
+    broadcast_into(left, right, &mut output)?;
     Ok(output)
 }

@@ -1,0 +1,264 @@
+//! GPT-2 end to end on the crate: a decoder with a KV cache, checked
+//! against transformers and timed against the memory-bandwidth bound.
+//!
+//! `cargo run --release --features safetensors --example gpt2` checks the
+//! committed 2-layer fixture against the logits transformers computed for
+//! it, then times GPT-2 small's full configuration (seeded weights built in
+//! memory) on a 32-token prompt and 64 generated tokens.
+//! `--model PATH` runs a Hugging Face GPT-2 safetensors file instead; see
+//! `--help` for the flags.
+
+mod args;
+mod config;
+mod generate;
+mod model;
+mod report;
+#[cfg(test)]
+mod tests;
+mod verify;
+mod weights;
+
+use args::Args;
+use config::Config;
+use generate::{Generation, Keep, generate};
+use llm_from_scratch::prelude::*;
+use llm_from_scratch::tensor::weights::{AlignedBytes, Weights};
+use model::{Gpt2, KvCache};
+use report::{mib, peak_rss, read_bandwidth};
+use std::process::ExitCode;
+use weights::{Element, ModelError, Params};
+
+/// The fixture check passes below this max |ours - transformers| in f32.
+const TOLERANCE: f64 = 1e-4;
+
+fn main() -> ExitCode {
+    let args = match args::parse(std::env::args_os().skip(1)) {
+        Ok(args) => args,
+        Err(message) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
+    };
+    if let Some(threads) = args.threads {
+        // Every kernel's threads come from rayon's global pool.
+        if let Err(error) = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build_global()
+        {
+            eprintln!("error: could not start {threads} threads: {error}");
+            return ExitCode::FAILURE;
+        }
+    }
+    let outcome = match (&args.model, args.f64) {
+        (None, false) => self_check::<f32>(&args),
+        (None, true) => self_check::<f64>(&args),
+        (Some(_), false) => run_file::<f32>(&args),
+        (Some(_), true) => run_file::<f64>(&args),
+    };
+    match outcome {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(error) => {
+            eprintln!("error: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// No `--model`: the fixture check, then the GPT-2 small speed run.
+fn self_check<F: Element>(args: &Args) -> Result<bool, ModelError> {
+    let verdict = verify::verify::<F>()?;
+    let c = verdict.config;
+    println!(
+        "fixture ({} layers, {} heads, {} wide, vocab {}): {} prompt positions and {} greedy steps against transformers",
+        c.layers, c.heads, c.width, c.vocab, verdict.prompt_positions, verdict.steps
+    );
+    let passed = verdict.max_error <= TOLERANCE && verdict.same_tokens;
+    println!(
+        "  max |ours - transformers| = {:.2e} (tolerance {TOLERANCE:.0e}); same tokens: {}  {}",
+        verdict.max_error,
+        if verdict.same_tokens { "yes" } else { "NO" },
+        if passed { "OK" } else { "FAILED" }
+    );
+    let config = Config::SMALL;
+    println!(
+        "\nGPT-2 small, seeded weights: {} layers, {} heads, {} wide, vocab {}, {:.1}M parameters ({})",
+        config.layers,
+        config.heads,
+        config.width,
+        config.vocab,
+        config.parameters() as f64 / 1e6,
+        if size_of::<F>() == 4 { "f32" } else { "f64" }
+    );
+    let params = Params::<F>::seeded(config, 2024)?;
+    let prompt: Vec<usize> = (0..32).map(|i| (i * 7919 + 13) % config.vocab).collect();
+    let steps = args.generate.unwrap_or(64);
+    let passed_speed = run(&params, &prompt, steps, args)?;
+    Ok(passed && passed_speed)
+}
+
+/// `--model PATH`: a GPT-2 safetensors file.
+fn run_file<F: Element>(args: &Args) -> Result<bool, ModelError> {
+    let path = args.model.as_deref().unwrap_or(std::path::Path::new(""));
+    let buffer =
+        AlignedBytes::read(path).map_err(|e| ModelError::Io(format!("{}: {e}", path.display())))?;
+    let weights = Weights::parse(buffer.as_bytes()).map_err(ModelError::File)?;
+    let directory = path.parent().unwrap_or(std::path::Path::new("."));
+    let width = weights::config_of(&weights, 1)?.width;
+    // `n_head` is the one number the shapes do not tell: config.json, else GPT-2's sizes.
+    let heads = Config::heads_from_json(directory)
+        .or(match width {
+            768 => Some(12),
+            1024 => Some(16),
+            1280 => Some(20),
+            1600 => Some(25),
+            _ => None,
+        })
+        .ok_or_else(|| {
+            ModelError::Io(format!(
+                "no config.json with n_head beside {}",
+                path.display()
+            ))
+        })?;
+    let config = weights::config_of(&weights, heads)?;
+    let params = Params::<F>::from_file(&weights, config)?;
+    println!(
+        "{}: {} layers, {} heads, {} wide, vocab {}, context {}; {} MiB of parameters, {} MiB copied out of the file",
+        path.display(),
+        config.layers,
+        config.heads,
+        config.width,
+        config.vocab,
+        config.context,
+        mib(params.bytes()) as usize,
+        mib(params.copied_bytes) as usize
+    );
+    // "The quick brown fox" in GPT-2's vocabulary, when no prompt is given.
+    let prompt = args
+        .tokens
+        .clone()
+        .unwrap_or_else(|| vec![464, 2068, 7586, 21831]);
+    run(&params, &prompt, args.generate.unwrap_or(16), args)
+}
+
+/// Generates, prints the ids, the speed against the bandwidth bound, the
+/// memory and the cache's layout; writes the logits when asked.
+fn run<F: Element>(
+    params: &Params<'_, F>,
+    prompt: &[usize],
+    steps: usize,
+    args: &Args,
+) -> Result<bool, ModelError> {
+    let config = params.config;
+    let model = Gpt2 { params };
+    let capacity = (prompt.len() + steps).min(config.context);
+    if prompt.len() > config.context {
+        return Err(ModelError::PromptTooLong {
+            length: prompt.len(),
+            context: config.context,
+        });
+    }
+    let mut cache = KvCache::new(&config, capacity)?;
+    let keep = Keep {
+        step_logits: args.logits_out.is_some(),
+        prompt_logits: false,
+    };
+    let run = generate(&model, prompt, steps, &mut cache, keep)?;
+    println!("prompt ({} tokens): {prompt:?}", prompt.len());
+    println!("generated ({} tokens): {:?}", run.ids.len(), run.ids);
+    if let Some(message) = &run.stopped {
+        println!("{message}");
+    }
+    // Peak memory before the bandwidth probe, which allocates its own buffer.
+    let peak = peak_rss().unwrap_or(0);
+    speed(params, prompt.len(), &run, args);
+    let activations = prompt.len()
+        * (12 * config.width + config.heads * prompt.len() + config.vocab)
+        * size_of::<F>();
+    let budget = params.bytes() + cache.bytes() + activations;
+    println!(
+        "memory: peak RSS {:.0} MiB; weights {:.0} + KV cache {:.1} + activations {:.1} MiB = {:.0} MiB (+10%: {:.0})",
+        mib(peak),
+        mib(params.bytes()),
+        mib(cache.bytes()),
+        mib(activations),
+        mib(budget),
+        mib(budget) * 1.1
+    );
+    let mut trace = LayoutTrace::new();
+    trace.owner("K cache, layer 0 [H, D, T_max]", &cache.keys[0]);
+    trace.view(
+        "Kᵀ read by q·Kᵀ",
+        &cache.keys[0].view().slice(2, 0..cache.len)?,
+    );
+    trace.owner("V cache, layer 0 [H, T_max, D]", &cache.values[0]);
+    trace.view(
+        "V read by P·V",
+        &cache.values[0].view().slice(1, 0..cache.len)?,
+    );
+    println!(
+        "\nlayer 0's cache after the last step ({} of {} positions):\n{trace}",
+        cache.len,
+        cache.capacity()
+    );
+    if let (Some(path), Some(logits)) = (&args.logits_out, &run.step_logits) {
+        write_logits(path, logits, config.vocab)?;
+        println!(
+            "wrote the logits of {} steps to {}",
+            logits.len(),
+            path.display()
+        );
+    }
+    Ok(true)
+}
+
+/// Prefill and decode tokens per second, and decode against the bound of
+/// reading every weight once per token at the measured bandwidth.
+fn speed<F: Element>(params: &Params<'_, F>, prompt: usize, run: &Generation<F>, args: &Args) {
+    let threads = args
+        .threads
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
+    let prefill = prompt as f64 / run.prefill.as_secs_f64();
+    let passes = run.ids.len().saturating_sub(1);
+    let decode = passes as f64 / run.decode.as_secs_f64();
+    // Per decode token every matrix is read once (wpe: one row).
+    let wpe = params.matrix("wpe.weight").len() * size_of::<F>();
+    let bytes_per_token = params.bytes() - wpe;
+    let bandwidth = read_bandwidth(threads);
+    let bound = bandwidth / bytes_per_token as f64;
+    println!(
+        "speed ({threads} thread{}): prefill {prefill:.1} tokens/s ({prompt} tokens in {:.1} ms); decode {decode:.2} tokens/s ({passes} steps in {:.0} ms)",
+        if threads == 1 { "" } else { "s" },
+        run.prefill.as_secs_f64() * 1e3,
+        run.decode.as_secs_f64() * 1e3
+    );
+    println!(
+        "  decode bound: {:.0} MiB of weights per token at {:.1} GB/s measured = {bound:.1} tokens/s; reached {:.0} %",
+        mib(bytes_per_token),
+        bandwidth / 1e9,
+        100.0 * decode / bound
+    );
+}
+
+/// A safetensors file with `logits` `[steps, vocab]` f32.
+fn write_logits<F: Element>(
+    path: &std::path::Path,
+    steps: &[Vec<F>],
+    vocab: usize,
+) -> Result<(), ModelError> {
+    let values: Vec<f32> = steps
+        .iter()
+        .flatten()
+        .map(|x| x.to_f32().unwrap_or(f32::NAN))
+        .collect();
+    let bytes: Vec<u8> = values.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let view = safetensors::tensor::TensorView::new(
+        safetensors::Dtype::F32,
+        vec![steps.len(), vocab],
+        &bytes,
+    )
+    .map_err(|e| ModelError::Io(e.to_string()))?;
+    let file = safetensors::serialize([("logits", view)], None)
+        .map_err(|e| ModelError::Io(e.to_string()))?;
+    std::fs::write(path, file).map_err(|e| ModelError::Io(format!("{}: {e}", path.display())))
+}

@@ -1,0 +1,227 @@
+//! The GPT-2 forward pass on the crate, one position chunk at a time, with
+//! a key/value cache written in place.
+//!
+//! Per block (OpenAI's `model.py`, Hugging Face's `GPT2Block`):
+//! `x += attn(ln_1(x))`, `x += mlp(ln_2(x))`; `attn` splits the packed
+//! `c_attn` projection into Q, K, V and heads with views, appends K and V
+//! to the cache, and merges the heads back; `mlp` is `c_fc`, GELU (the tanh
+//! approximation, `gelu_new`) and `c_proj`. Layer norm's epsilon is 1e-5,
+//! scores are divided by `sqrt(D)`, the mask is causal, and the LM head is
+//! `wte` (tied): `logits = ln_f(x) · wteᵀ`, read as a transposed view.
+
+use crate::config::{Config, LAYER_NORM_EPS};
+use crate::weights::{Element, ModelError, Params};
+use llm_from_scratch::prelude::*;
+
+/// Keys and values of every layer for positions `0..len`, preallocated for
+/// `capacity` positions. K is stored transposed, `[H, D, T_max]`, so the
+/// scores `q · Kᵀ` of a new position read the cache contiguously across
+/// their output columns; V is `[H, T_max, D]`.
+pub struct KvCache<F> {
+    pub keys: Vec<Tensor<3, F>>,
+    pub values: Vec<Tensor<3, F>>,
+    pub len: usize,
+}
+
+impl<F: Element> KvCache<F> {
+    /// An empty cache of `capacity` positions for `config`.
+    ///
+    /// # Errors
+    /// An allocation failure.
+    pub fn new(config: &Config, capacity: usize) -> Result<Self, ModelError> {
+        let (h, d) = (config.heads, config.head_width());
+        let keys = (0..config.layers)
+            .map(|_| Tensor::zeros([h, d, capacity]))
+            .collect::<Result<_, _>>()?;
+        let values = (0..config.layers)
+            .map(|_| Tensor::zeros([h, capacity, d]))
+            .collect::<Result<_, _>>()?;
+        Ok(KvCache {
+            keys,
+            values,
+            len: 0,
+        })
+    }
+
+    /// The positions the cache can hold.
+    pub fn capacity(&self) -> usize {
+        self.keys.first().map_or(0, |k| k.shape()[2])
+    }
+
+    /// Bytes of keys and values held (the whole preallocation).
+    pub fn bytes(&self) -> usize {
+        let one: usize = self.keys.iter().chain(&self.values).map(Tensor::len).sum();
+        one * size_of::<F>()
+    }
+}
+
+/// GPT-2's `gelu_new`: `0.5·x·(1 + tanh(√(2/π)·(x + 0.044715·x³)))`.
+pub fn gelu<F: Float>(x: F) -> F {
+    let half = F::from(0.5).unwrap_or(F::ZERO);
+    let c = F::from((2.0 / std::f64::consts::PI).sqrt()).unwrap_or(F::ZERO);
+    let k = F::from(0.044715).unwrap_or(F::ZERO);
+    half * x * (F::one() + (c * (x + k * x.powi(3))).tanh())
+}
+
+/// Layer norm over the last axis of `[T, C]`: `(x - mean) / sqrt(var + eps) · g + b`
+/// (the biased variance, as `torch.nn.LayerNorm`).
+pub fn layer_norm<F: Float>(
+    x: &Tensor<2, F>,
+    gain: View<'_, 1, F>,
+    bias: View<'_, 1, F>,
+) -> Result<Tensor<2, F>, Error> {
+    let eps = F::from(LAYER_NORM_EPS).unwrap_or(F::ZERO);
+    let mean = x.mean_axis(1, KeepDim)?; // [T, 1]
+    let mut centered = x.map_binary(&mean, |v, m| v - m)?;
+    let variance = centered.map_unary(|v| v * v)?.mean_axis(1, KeepDim)?;
+    let mut out = centered.view_mut();
+    out.zip_map_inplace(&variance, |c, var| c / (var + eps).sqrt())?;
+    out.zip_map_inplace(&gain, |v, g| v * g)?;
+    out.zip_map_inplace(&bias, |v, b| v + b)?;
+    Ok(centered)
+}
+
+/// `x · W + b` for a Conv1D layer (`W` stored `[in, out]`).
+fn linear<F: Float>(
+    x: &impl AsView<2, F>,
+    weight: View<'_, 2, F>,
+    bias: View<'_, 1, F>,
+) -> Result<Tensor<2, F>, Error> {
+    let mut out = matmul(x, &weight)?;
+    out.view_mut().zip_map_inplace(&bias, |v, b| v + b)?;
+    Ok(out)
+}
+
+/// The model: parameters as views, and the forward pass.
+pub struct Gpt2<'p, F> {
+    pub params: &'p Params<'p, F>,
+}
+
+impl<F: Element> Gpt2<'_, F> {
+    /// The hidden states `[T, C]` after the last block and `ln_f` for the
+    /// tokens at positions `cache.len ..`, appending their keys and values.
+    ///
+    /// # Errors
+    /// [`ModelError::PromptTooLong`] past the cache; a token id past the
+    /// vocabulary (`IndexSelectOutOfBounds`, naming its position).
+    pub fn forward(
+        &self,
+        tokens: &[usize],
+        cache: &mut KvCache<F>,
+    ) -> Result<Tensor<2, F>, ModelError> {
+        let config = &self.params.config;
+        let (start, t) = (cache.len, tokens.len());
+        if start + t > cache.capacity() {
+            return Err(ModelError::PromptTooLong {
+                length: start + t,
+                context: cache.capacity(),
+            });
+        }
+        // Token and position embeddings: a gather of `wte` rows, plus `wpe` rows in place.
+        let mut x = index_select(&self.params.matrix("wte.weight"), 0, tokens)?; // [T, C]
+        let positions = self
+            .params
+            .matrix("wpe.weight")
+            .slice(0, start..start + t)?;
+        x.view_mut().zip_map_inplace(&positions, |e, p| e + p)?;
+        for layer in 0..config.layers {
+            let name = |suffix: &str| format!("h.{layer}.{suffix}");
+            let h = layer_norm(
+                &x,
+                self.params.vector(&name("ln_1.weight")),
+                self.params.vector(&name("ln_1.bias")),
+            )?;
+            let attended = self.attention(layer, &h, cache)?;
+            x.view_mut().zip_map_inplace(&attended, |v, a| v + a)?;
+            let h = layer_norm(
+                &x,
+                self.params.vector(&name("ln_2.weight")),
+                self.params.vector(&name("ln_2.bias")),
+            )?;
+            let mut hidden = matmul(&h, &self.params.matrix(&name("mlp.c_fc.weight")))?; // [T, 4C]
+            let fc_bias = self.params.vector(&name("mlp.c_fc.bias"));
+            hidden
+                .view_mut()
+                .zip_map_inplace(&fc_bias, |v, b| gelu(v + b))?;
+            let out = linear(
+                &hidden,
+                self.params.matrix(&name("mlp.c_proj.weight")),
+                self.params.vector(&name("mlp.c_proj.bias")),
+            )?;
+            x.view_mut().zip_map_inplace(&out, |v, o| v + o)?;
+        }
+        cache.len += t;
+        Ok(layer_norm(
+            &x,
+            self.params.vector("ln_f.weight"),
+            self.params.vector("ln_f.bias"),
+        )?)
+    }
+
+    /// Causal self-attention of block `layer` for the `T` new rows `h`
+    /// `[T, C]`; their K and V go into the cache at `cache.len ..`.
+    fn attention(
+        &self,
+        layer: usize,
+        h: &Tensor<2, F>,
+        cache: &mut KvCache<F>,
+    ) -> Result<Tensor<2, F>, ModelError> {
+        let config = &self.params.config;
+        let (heads, d) = (config.heads, config.head_width());
+        let (start, t) = (cache.len, h.shape()[0]);
+        let total = start + t;
+        let name = |suffix: &str| format!("h.{layer}.{suffix}");
+        let qkv = linear(
+            h,
+            self.params.matrix(&name("attn.c_attn.weight")),
+            self.params.vector(&name("attn.c_attn.bias")),
+        )?;
+        // Q, K, V: thirds of the packed [T, 3C] row, each split into heads with no copy.
+        let [q, k, v] = qkv.view().chunk::<3>(1)?; // [T, C] each, strides [3C, 1]
+        let q = q.split_axis(1, [heads, d])?.permute([1, 0, 2])?; // [H, T, D]
+        let k = k.split_axis(1, [heads, d])?.permute([1, 2, 0])?; // [H, D, T]
+        let v = v.split_axis(1, [heads, d])?.permute([1, 0, 2])?; // [H, T, D]
+        cache.keys[layer]
+            .view_mut()
+            .slice(2, start..total)?
+            .assign(&k)?;
+        cache.values[layer]
+            .view_mut()
+            .slice(1, start..total)?
+            .assign(&v)?;
+        let keys_t = cache.keys[layer].view().slice(2, 0..total)?; // Kᵀ [H, D, total]
+        let values = cache.values[layer].view().slice(1, 0..total)?; // [H, total, D]
+        let mut scores = matmul(&q, &keys_t)?; // [H, T, total]
+        let scale = F::from_usize(d).sqrt();
+        scores.view_mut().map_inplace(|s| s / scale);
+        // Causal mask: new row i (position start + i) sees positions 0..=start + i.
+        for (i, row) in scores.view_mut().axis_iter_mut(1)?.enumerate() {
+            row.slice(1, start + i + 1..total)?.fill(F::neg_infinity());
+        }
+        let probabilities = scores.softmax_axis(2)?;
+        let heads_out = matmul(&probabilities, &values)?; // [H, T, D]
+        // Merge heads: [H, T, D] -> [T, H, D] -> [T, C]; a view when T = 1,
+        // one copy otherwise (the strides of the permuted heads do not chain).
+        let merged = heads_out.view().permute([1, 0, 2])?;
+        let proj_w = self.params.matrix(&name("attn.c_proj.weight"));
+        let proj_b = self.params.vector(&name("attn.c_proj.bias"));
+        Ok(match merged.reshape_strided([t, heads * d]) {
+            Ok(rows) => linear(&rows, proj_w, proj_b)?,
+            Err(_) => linear(
+                &merged.materialize()?.into_shape([t, heads * d])?,
+                proj_w,
+                proj_b,
+            )?,
+        })
+    }
+
+    /// The logits `[rows, V]` of hidden states `[rows, C]`: `x · wteᵀ`, the
+    /// tied LM head read as a transposed view of `wte`.
+    ///
+    /// # Errors
+    /// An allocation failure.
+    pub fn logits(&self, hidden: &impl AsView<2, F>) -> Result<Tensor<2, F>, ModelError> {
+        let wte = self.params.matrix("wte.weight");
+        Ok(matmul(hidden, &wte.transpose(0, 1)?)?)
+    }
+}

@@ -1,0 +1,217 @@
+//! The example's own checks (run by `cargo test --features safetensors
+//! --example gpt2`): the cached decoder against transformers' logits, and
+//! every bad input as a typed error with a sentence, never a panic.
+
+use crate::args;
+use crate::config::Config;
+use crate::generate::{Keep, generate};
+use crate::model::{Gpt2, KvCache};
+use crate::verify::{fixture_dir, verify};
+use crate::weights::{ModelError, Params, config_of};
+use llm_from_scratch::prelude::*;
+use llm_from_scratch::tensor::weights::{AlignedBytes, Weights};
+use safetensors::tensor::TensorView;
+use safetensors::{Dtype, SafeTensors};
+
+fn fixture_bytes() -> AlignedBytes {
+    AlignedBytes::read(fixture_dir().join("model.safetensors")).expect("the committed fixture")
+}
+
+/// The fixture's tensors re-serialized with `edit` applied to each
+/// `(name, dtype, shape, bytes)`; `None` drops the tensor.
+fn edited(
+    edit: impl Fn(&str, Dtype, Vec<usize>, Vec<u8>) -> Option<(Dtype, Vec<usize>, Vec<u8>)>,
+) -> AlignedBytes {
+    let original = fixture_bytes();
+    let tensors = SafeTensors::deserialize(original.as_bytes()).expect("a valid fixture");
+    let mut kept = Vec::new();
+    for (name, view) in tensors.tensors() {
+        if let Some(parts) = edit(
+            &name,
+            view.dtype(),
+            view.shape().to_vec(),
+            view.data().to_vec(),
+        ) {
+            kept.push((name, parts));
+        }
+    }
+    let views: Vec<(String, TensorView<'_>)> = kept
+        .iter()
+        .map(|(name, (dtype, shape, bytes))| {
+            (
+                name.clone(),
+                TensorView::new(*dtype, shape.clone(), bytes).expect("consistent"),
+            )
+        })
+        .collect();
+    AlignedBytes::from_bytes(&safetensors::serialize(views, None).expect("serializable"))
+}
+
+fn load_error(buffer: &AlignedBytes) -> ModelError {
+    let weights = match Weights::parse(buffer.as_bytes()) {
+        Ok(weights) => weights,
+        Err(error) => return ModelError::File(error),
+    };
+    let config = Config {
+        layers: 2,
+        heads: 4,
+        width: 64,
+        context: 64,
+        vocab: 1000,
+    };
+    match Params::<f32>::from_file(&weights, config) {
+        Ok(_) => panic!("the edited file loaded"),
+        Err(error) => error,
+    }
+}
+
+#[test]
+fn the_cached_decoder_matches_transformers_in_f32_and_f64() {
+    let f32_run = verify::<f32>().expect("the fixture runs");
+    assert!(f32_run.max_error <= 1e-4, "f32: {:e}", f32_run.max_error);
+    assert!(f32_run.same_tokens);
+    let f64_run = verify::<f64>().expect("the fixture runs");
+    // f64 against transformers run in float64: only summation order differs.
+    assert!(f64_run.max_error <= 1e-9, "f64: {:e}", f64_run.max_error);
+    assert!(f64_run.same_tokens);
+}
+
+#[test]
+fn f32_parameters_are_views_of_the_file() {
+    let buffer = fixture_bytes();
+    let weights = Weights::parse(buffer.as_bytes()).expect("valid");
+    let config = config_of(&weights, 4).expect("the fixture's shapes");
+    assert_eq!(
+        config,
+        Config {
+            layers: 2,
+            heads: 4,
+            width: 64,
+            context: 64,
+            vocab: 1000
+        }
+    );
+    let params = Params::<f32>::from_file(&weights, config).expect("loads");
+    assert_eq!(params.copied_bytes, 0);
+    let wte = params.matrix("wte.weight");
+    let file = buffer.as_bytes().as_ptr_range();
+    assert!(
+        file.contains(&(wte.storage().as_ptr() as *const u8)),
+        "wte borrows the file's buffer"
+    );
+}
+
+#[test]
+fn bad_weights_name_the_tensor() {
+    let missing = edited(|name, dtype, shape, bytes| {
+        (name != "transformer.h.1.mlp.c_fc.bias").then_some((dtype, shape, bytes))
+    });
+    assert!(
+        matches!(load_error(&missing), ModelError::Missing { name } if name == "h.1.mlp.c_fc.bias")
+    );
+
+    let misshaped = edited(|name, dtype, shape, bytes| {
+        Some(if name == "transformer.h.0.attn.c_attn.weight" {
+            (dtype, vec![192, 64], bytes)
+        } else {
+            (dtype, shape, bytes)
+        })
+    });
+    let error = load_error(&misshaped);
+    assert!(
+        matches!(&error, ModelError::Shape { name, expected, found } if name == "transformer.h.0.attn.c_attn.weight" && expected == &[64, 192] && found == &[192, 64]),
+        "{error}"
+    );
+
+    let wrong_dtype = edited(|name, dtype, shape, bytes| {
+        Some(if name == "transformer.ln_f.bias" {
+            (Dtype::I32, shape, bytes)
+        } else {
+            (dtype, shape, bytes)
+        })
+    });
+    let error = load_error(&wrong_dtype);
+    assert!(
+        matches!(&error, ModelError::Read { name, .. } if name == "transformer.ln_f.bias"),
+        "{error}"
+    );
+
+    let bytes = fixture_bytes();
+    let truncated = AlignedBytes::from_bytes(&bytes.as_bytes()[..bytes.as_bytes().len() / 2]);
+    assert!(matches!(load_error(&truncated), ModelError::File(_)));
+}
+
+#[test]
+fn bad_prompts_and_lengths_are_typed_errors() {
+    let buffer = fixture_bytes();
+    let weights = Weights::parse(buffer.as_bytes()).expect("valid");
+    let config = config_of(&weights, 4).expect("shapes");
+    let params = Params::<f32>::from_file(&weights, config).expect("loads");
+    let model = Gpt2 { params: &params };
+
+    let mut cache = KvCache::new(&config, 8).expect("small");
+    let error = generate(&model, &[1, 2, 1000, 3], 2, &mut cache, Keep::default())
+        .err()
+        .expect("id 1000 >= vocab");
+    assert!(
+        matches!(
+            &error,
+            ModelError::Tensor(Error::Op(TensorOpError::IndexSelectOutOfBounds {
+                position: 2,
+                index: 1000,
+                extent: 1000,
+                ..
+            }))
+        ),
+        "{error}"
+    );
+
+    let mut cache = KvCache::new(&config, config.context).expect("full");
+    let long: Vec<usize> = (0..config.context + 1).collect();
+    assert!(matches!(
+        generate(&model, &long, 1, &mut cache, Keep::default()),
+        Err(ModelError::PromptTooLong {
+            length: 65,
+            context: 64
+        })
+    ));
+
+    // Generating past the context stops with a message after the last position.
+    let mut cache = KvCache::new(&config, config.context).expect("full");
+    let prompt: Vec<usize> = (0..60).collect();
+    let run = generate(&model, &prompt, 10, &mut cache, Keep::default()).expect("runs");
+    assert_eq!(run.ids.len(), 5);
+    assert!(
+        run.stopped
+            .as_deref()
+            .is_some_and(|m| m.contains("context holds 64")),
+        "{:?}",
+        run.stopped
+    );
+}
+
+#[test]
+fn bad_flags_are_one_sentence() {
+    let parse = |list: &[&str]| args::parse(list.iter().map(Into::into));
+    assert!(
+        parse(&["--dtype", "f16"])
+            .unwrap_err()
+            .contains("f32 or f64")
+    );
+    assert!(
+        parse(&["--tokens", "1,x"])
+            .unwrap_err()
+            .contains("whole number")
+    );
+    assert!(
+        parse(&["--threads", "0"])
+            .unwrap_err()
+            .contains("at least 1")
+    );
+    assert!(parse(&["--frobnicate"]).unwrap_err().contains("unknown"));
+    let ok = parse(&["--tokens", "464, 3290", "--generate", "3", "--dtype", "f64"]).expect("valid");
+    assert_eq!(
+        (ok.tokens, ok.generate, ok.f64),
+        (Some(vec![464, 3290]), Some(3), true)
+    );
+}

@@ -1,0 +1,100 @@
+//! The whole all-MiniLM-L6-v2 sentence encoder on a full checkpoint: the
+//! embeddings, six post-norm BERT layers, mean pooling over the tokens and
+//! L2 normalization (sentence-transformers' `Pooling` and `Normalize`).
+//!
+//! Per layer (transformers' `modeling_bert.py`, eager):
+//! `x = LN(x + dense(attention(x)))`, `x = LN(x + out(gelu(inter(x))))`,
+//! every linear layer `x · Wᵀ + b` with `W` stored `[out, in]`, GELU the
+//! exact erf form, layer-norm epsilon 1e-12, scores scaled by `D^-1/2`.
+
+use crate::pipeline::{Fallible, layer_norm, linear};
+use llm_from_scratch::prelude::*;
+use llm_from_scratch::tensor::weights::Weights;
+
+/// BERT's GELU: `x · Φ(x) = 0.5 · x · (1 + erf(x / √2))`.
+fn gelu(x: f32) -> f32 {
+    0.5 * x * (1.0 + libm::erff(x / std::f32::consts::SQRT_2))
+}
+
+/// A `[C]` or `[out, in]` parameter of the checkpoint, as a view of its buffer.
+fn view<'w, const R: usize>(weights: &'w Weights<'w>, name: &str) -> Fallible<View<'w, R, f32>> {
+    match weights.get::<R, f32>(name)? {
+        llm_from_scratch::tensor::weights::Weight::Borrowed(view) => Ok(view),
+        llm_from_scratch::tensor::weights::Weight::Copied(_) => Err(format!(
+            "{name}: the buffer is not aligned for f32 (read it with AlignedBytes)"
+        )
+        .into()),
+    }
+}
+
+/// `x · Wᵀ + b` for the checkpoint's layer `name`.
+fn dense(weights: &Weights<'_>, x: &View<'_, 2, f32>, name: &str) -> Fallible<Tensor<2, f32>> {
+    let w = view::<2>(weights, &format!("{name}.weight"))?;
+    let b = view::<1>(weights, &format!("{name}.bias"))?;
+    linear(x, &w, &b)
+}
+
+/// `LN(x)` with the checkpoint's LayerNorm `name`.
+fn norm(weights: &Weights<'_>, x: &Tensor<2, f32>, name: &str) -> Fallible<Tensor<2, f32>> {
+    let gain = view::<1>(weights, &format!("{name}.weight"))?;
+    let bias = view::<1>(weights, &format!("{name}.bias"))?;
+    layer_norm(&x.view(), &gain, &bias)
+}
+
+/// The L2-normalized sentence embedding `[C]` of one sentence's token ids
+/// (unpadded: every token is pooled).
+pub fn embed(
+    weights: &Weights<'_>,
+    ids: &[usize],
+    layers: usize,
+    heads: usize,
+) -> Fallible<Tensor<1, f32>> {
+    let t = ids.len();
+    let words = view::<2>(weights, "embeddings.word_embeddings.weight")?;
+    let positions = view::<2>(weights, "embeddings.position_embeddings.weight")?.slice(0, 0..t)?;
+    let token_type = view::<2>(weights, "embeddings.token_type_embeddings.weight")?.select(0, 0)?;
+    let summed = index_select(&words, 0, ids)?
+        .map_binary(&positions, |w, p| w + p)?
+        .map_binary(&token_type, |s, k| s + k)?;
+    let mut x = norm(weights, &summed, "embeddings.LayerNorm")?;
+    let width = x.shape()[1];
+    let d = width / heads;
+    for layer in 0..layers {
+        let name = |suffix: &str| format!("encoder.layer.{layer}.{suffix}");
+        let project =
+            |part: &str| dense(weights, &x.view(), &name(&format!("attention.self.{part}")));
+        let (q, k, v) = (project("query")?, project("key")?, project("value")?);
+        let heads_of = |m: &Tensor<2, f32>| -> Fallible<Tensor<3, f32>> {
+            Ok(m.view()
+                .split_axis(1, [heads, d])?
+                .permute([1, 0, 2])?
+                .materialize()?)
+        };
+        let (q, k, v) = (heads_of(&q)?, heads_of(&k)?, heads_of(&v)?); // [H, T, D]
+        let scale = (d as f32).powf(-0.5);
+        let scores = matmul(&q, &k.view().transpose(1, 2)?)?.map_unary(|s| s * scale)?;
+        let context = matmul(&scores.softmax_axis(2)?, &v)?; // [H, T, D]
+        let merged = context
+            .view()
+            .permute([1, 0, 2])?
+            .materialize()?
+            .into_shape([t, width])?;
+        let attended = dense(weights, &merged.view(), &name("attention.output.dense"))?;
+        x = norm(
+            weights,
+            &x.map_binary(&attended, |a, b| a + b)?,
+            &name("attention.output.LayerNorm"),
+        )?;
+        let inner = dense(weights, &x.view(), &name("intermediate.dense"))?.map_unary(gelu)?;
+        let out = dense(weights, &inner.view(), &name("output.dense"))?;
+        x = norm(
+            weights,
+            &x.map_binary(&out, |a, b| a + b)?,
+            &name("output.LayerNorm"),
+        )?;
+    }
+    let pooled = x.mean_axis(0, RemoveDim)?; // [C]
+    let norm2 = pooled.map_unary(|v| v * v)?.sum_axis(0, RemoveDim)?;
+    let length = norm2.as_slice()[0].sqrt().max(1e-12);
+    Ok(pooled.map_unary(|v| v / length)?)
+}

@@ -1,0 +1,359 @@
+//! The packed product for more than a few rows: the GotoBLAS / BLIS loop
+//! nest with a register tile per instruction set.
+//!
+//! Per matrix: blocks of [`NC`] columns, then [`KC`]-deep slices of `k` in
+//! ascending order, then [`MC`] rows. The right block (`KC × NC`) is packed
+//! once into zero-padded `NR`-column panels and shared by all threads; each
+//! row block packs its left rows into `MR`-row panels. A `k` slice
+//! continues the chains where the previous slice stored them (the first
+//! starts them at +0.0; a stored float is reloaded exactly).
+//!
+//! The register tile holds `MR × NV` vectors of accumulators (`NR = NV ·
+//! lanes` output columns), each updated by one vector multiply and one add
+//! per `k` step: 6 × 4 vectors with 32 registers (AVX-512: 6 × 64 `f32`
+//! columns), 6 × 2 with 16 (AVX2), 4 × 4 scalars on the fallback.
+
+use super::pack::{Source, pack_panel};
+use super::{Matrix, Problem, splits_evenly};
+use crate::tensor::float::Float;
+use crate::tensor::traverse::simd::{Dispatch, Element, lanes};
+use pulp::{Simd, WithSimd};
+use rayon::prelude::*;
+
+/// Depth of one `k` slice.
+const KC: usize = 256;
+/// Rows per packed left block (a multiple of every `MR`).
+const MC: usize = 96;
+/// Columns per packed right block (a multiple of every `NR`).
+const NC: usize = 1024;
+
+/// The packing buffers of one thread, grown on first use.
+#[derive(Default)]
+struct Scratch<F> {
+    a: Vec<F>,
+    b: Vec<F>,
+}
+
+/// `buffer[..len]`, growing it first if needed (bounded by the block sizes:
+/// at most `MC·KC` and `KC·(NC + 64)` values, a small temporary).
+fn take<F: Float>(buffer: &mut Vec<F>, len: usize) -> &mut [F] {
+    if buffer.len() < len {
+        buffer.resize(len, F::ZERO);
+    }
+    &mut buffer[..len]
+}
+
+/// All matrices of `problem` into `out`: whole matrices per thread when the
+/// batch splits evenly, else one matrix after another with row blocks
+/// spread over the threads.
+pub(super) fn run<F: Float>(
+    dispatch: Dispatch,
+    problem: &Problem<'_, '_, F>,
+    out: &mut [F],
+    threads: usize,
+) {
+    let (m, n, k) = (problem.rows, problem.n, problem.k);
+    let chunks = out.chunks_exact_mut(m * n);
+    if splits_evenly(chunks.len(), threads) {
+        out.par_chunks_exact_mut(m * n).enumerate().for_each_init(
+            Scratch::default,
+            |scratch, (index, out)| {
+                let (a, b) = problem.matrices(index);
+                let matrix = OneMatrix { a, b, m, n, k };
+                dispatch.run(Product {
+                    matrix,
+                    out,
+                    scratch,
+                    threads: 1,
+                });
+            },
+        );
+    } else {
+        let mut scratch = Scratch::default();
+        for (index, out) in chunks.enumerate() {
+            let (a, b) = problem.matrices(index);
+            let matrix = OneMatrix { a, b, m, n, k };
+            let scratch = &mut scratch;
+            dispatch.run(Product {
+                matrix,
+                out,
+                scratch,
+                threads,
+            });
+        }
+    }
+}
+
+/// One `m × k` by `k × n` product.
+#[derive(Clone, Copy)]
+struct OneMatrix<'a, F> {
+    a: Matrix<'a, F>,
+    b: Matrix<'a, F>,
+    m: usize,
+    n: usize,
+    k: usize,
+}
+
+/// The `WithSimd` body of one matrix product into the row-major `out`.
+struct Product<'a, 'o, 's, F> {
+    matrix: OneMatrix<'a, F>,
+    out: &'o mut [F],
+    scratch: &'s mut Scratch<F>,
+    threads: usize,
+}
+
+impl<F: Float> WithSimd for Product<'_, '_, '_, F> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, simd: S) {
+        let Self {
+            matrix,
+            out,
+            scratch,
+            threads,
+        } = self;
+        if S::REGISTER_COUNT >= 32 {
+            product::<F, S, 6, 4>(simd, matrix, out, scratch, threads);
+        } else if lanes::<F, S>() > 1 {
+            product::<F, S, 6, 2>(simd, matrix, out, scratch, threads);
+        } else {
+            product::<F, S, 4, 4>(simd, matrix, out, scratch, threads);
+        }
+    }
+}
+
+/// The loop nest of one matrix with an `MR × NV`-vector tile.
+#[inline(always)]
+fn product<F: Float, S: Simd, const MR: usize, const NV: usize>(
+    simd: S,
+    matrix: OneMatrix<'_, F>,
+    out: &mut [F],
+    scratch: &mut Scratch<F>,
+    threads: usize,
+) {
+    let OneMatrix { a, b, m, n, k } = matrix;
+    let nr = NV * lanes::<F, S>();
+    for jc in (0..n).step_by(NC) {
+        let nc = NC.min(n - jc);
+        for pc in (0..k).step_by(KC) {
+            let kc = KC.min(k - pc);
+            let b_pack = take(&mut scratch.b, nc.next_multiple_of(nr) * kc);
+            let panel = |(p, panel): (usize, &mut [F])| {
+                let first = jc + p * nr;
+                let source = Source {
+                    data: b.data,
+                    base: b.base + pc * b.row + first * b.col,
+                    lane_stride: b.col,
+                    step_stride: b.row,
+                };
+                pack_panel(source, nr.min(jc + nc - first), nr, kc, panel);
+            };
+            let rows_per_task = rows_per_task(m, MR, threads);
+            let parallel = rows_per_task < m;
+            if parallel {
+                b_pack
+                    .par_chunks_exact_mut(nr * kc)
+                    .enumerate()
+                    .for_each(panel);
+            } else {
+                b_pack.chunks_exact_mut(nr * kc).enumerate().for_each(panel);
+            }
+            let block = Block {
+                a,
+                pc,
+                kc,
+                b_pack: &*b_pack,
+                jc,
+                nc,
+                n,
+            };
+            if parallel {
+                out.par_chunks_mut(rows_per_task * n)
+                    .enumerate()
+                    .for_each_init(Vec::new, |a_pack, (task, out)| {
+                        simd.vectorize(RowBlock::<F, MR, NV> {
+                            block,
+                            first_row: task * rows_per_task,
+                            out,
+                            a_pack,
+                        });
+                    });
+            } else {
+                row_block::<F, S, MR, NV>(simd, block, 0, out, &mut scratch.a);
+            }
+        }
+    }
+}
+
+/// Rows per thread task: about [`MC`], a multiple of `MR`, and at least four
+/// tasks per thread so that rayon can even out the last ones. `m` itself
+/// (one task) on one thread.
+fn rows_per_task(m: usize, mr: usize, threads: usize) -> usize {
+    if threads <= 1 {
+        return m;
+    }
+    let panels = m.div_ceil(mr);
+    let tasks = panels.div_ceil(MC / mr).max(4 * threads).min(panels);
+    panels.div_ceil(tasks) * mr
+}
+
+/// What every row block of one `(jc, pc)` step shares: the left operand,
+/// the `k` slice, the packed right block and its columns.
+#[derive(Clone, Copy)]
+struct Block<'a, 'p, F> {
+    a: Matrix<'a, F>,
+    pc: usize,
+    kc: usize,
+    b_pack: &'p [F],
+    jc: usize,
+    nc: usize,
+    n: usize,
+}
+
+/// The `WithSimd` body of one thread task: rows `first_row..` of a block,
+/// `out` holding those rows of the output.
+struct RowBlock<'a, 'p, 'o, 's, F, const MR: usize, const NV: usize> {
+    block: Block<'a, 'p, F>,
+    first_row: usize,
+    out: &'o mut [F],
+    a_pack: &'s mut Vec<F>,
+}
+
+impl<F: Float, const MR: usize, const NV: usize> WithSimd for RowBlock<'_, '_, '_, '_, F, MR, NV> {
+    type Output = ();
+
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, simd: S) {
+        row_block::<F, S, MR, NV>(simd, self.block, self.first_row, self.out, self.a_pack);
+    }
+}
+
+/// Rows `first_row..first_row + out.len() / n` of one block, in slices of
+/// [`MC`] rows: pack the left rows, then run the tiles.
+#[inline(always)]
+fn row_block<F: Float, S: Simd, const MR: usize, const NV: usize>(
+    simd: S,
+    block: Block<'_, '_, F>,
+    first_row: usize,
+    out: &mut [F],
+    a_pack: &mut Vec<F>,
+) {
+    let Block { a, pc, kc, n, .. } = block;
+    let rows = out.len() / n;
+    for ic in (0..rows).step_by(MC) {
+        let mc = MC.min(rows - ic);
+        let a_pack = take(a_pack, mc.next_multiple_of(MR) * kc);
+        for (q, panel) in a_pack.chunks_exact_mut(MR * kc).enumerate() {
+            let first = first_row + ic + q * MR;
+            let source = Source {
+                data: a.data,
+                base: a.base + first * a.row + pc * a.col,
+                lane_stride: a.row,
+                step_stride: a.col,
+            };
+            pack_panel(source, MR.min(first_row + ic + mc - first), MR, kc, panel);
+        }
+        tiles::<F, S, MR, NV>(simd, block, a_pack, &mut out[ic * n..(ic + mc) * n]);
+    }
+}
+
+/// Runs the register tiles over packed left panels (`out`: their rows of
+/// the output): each left panel (in L1) against every right panel (in L2),
+/// so each output row is written left to right.
+#[inline(always)]
+fn tiles<F: Float, S: Simd, const MR: usize, const NV: usize>(
+    simd: S,
+    block: Block<'_, '_, F>,
+    a_pack: &[F],
+    out: &mut [F],
+) {
+    let Block {
+        pc,
+        kc,
+        b_pack,
+        jc,
+        nc,
+        n,
+        ..
+    } = block;
+    let lanes = lanes::<F, S>();
+    let nr = NV * lanes;
+    let fresh = pc == 0;
+    let rows = out.len() / n;
+    for (q, a_panel) in a_pack.chunks_exact(MR * kc).enumerate() {
+        let live_rows = MR.min(rows - q * MR);
+        let out = &mut out[q * MR * n..(q * MR + live_rows) * n];
+        for (p, b_panel) in b_pack.chunks_exact(nr * kc).enumerate() {
+            let col = jc + p * nr;
+            let live_cols = nr.min(jc + nc - col);
+            let b_panel = F::as_vectors::<S>(b_panel).0;
+            if live_rows == MR && live_cols == nr {
+                let init = if fresh {
+                    [[F::splat(simd, F::ZERO); NV]; MR]
+                } else {
+                    core::array::from_fn(|r| {
+                        let row = F::as_vectors::<S>(&out[r * n + col..r * n + col + nr]).0;
+                        core::array::from_fn(|v| row[v])
+                    })
+                };
+                let acc = tile::<F, S, MR, NV>(simd, a_panel, b_panel, init);
+                for (r, lane) in acc.iter().enumerate() {
+                    let row = F::as_mut_vectors::<S>(&mut out[r * n + col..r * n + col + nr]).0;
+                    row.copy_from_slice(lane);
+                }
+            } else {
+                // Lanes of vector `v` of row `r` that are output columns
+                // (an empty range past the last column).
+                let edge = |r: usize, v: usize| {
+                    let width = lanes.min(live_cols.saturating_sub(v * lanes));
+                    let start = if width == 0 {
+                        0
+                    } else {
+                        r * n + col + v * lanes
+                    };
+                    start..start + width
+                };
+                // Loops, not `from_fn` closures: a closure does not inherit
+                // the target features, so the vector operations in it
+                // would become calls.
+                let mut init = [[F::splat(simd, F::ZERO); NV]; MR];
+                if !fresh {
+                    for (r, chains) in init.iter_mut().enumerate().take(live_rows) {
+                        for (v, chain) in chains.iter_mut().enumerate() {
+                            *chain = F::load_partial(simd, &out[edge(r, v)]);
+                        }
+                    }
+                }
+                let acc = tile::<F, S, MR, NV>(simd, a_panel, b_panel, init);
+                for (r, lane) in acc.iter().enumerate().take(live_rows) {
+                    for (v, &vector) in lane.iter().enumerate() {
+                        F::store_partial(simd, &mut out[edge(r, v)], vector);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// The register tile: `MR × NV` vectors of chains advanced through one `k`
+/// slice in ascending order, each step one multiply and one add per chain.
+#[inline(always)]
+fn tile<F: Element, S: Simd, const MR: usize, const NV: usize>(
+    simd: S,
+    a_panel: &[F],
+    b_panel: &[F::Vector<S>],
+    mut acc: [[F::Vector<S>; NV]; MR],
+) -> [[F::Vector<S>; NV]; MR] {
+    let (a_steps, _) = pulp::as_arrays::<MR, F>(a_panel);
+    let (b_steps, _) = pulp::as_arrays::<NV, F::Vector<S>>(b_panel);
+    for (a_step, b_step) in a_steps.iter().zip(b_steps) {
+        for (chains, &a_value) in acc.iter_mut().zip(a_step) {
+            let a_value = F::splat(simd, a_value);
+            for (chain, &b_value) in chains.iter_mut().zip(b_step) {
+                *chain = F::add(simd, *chain, F::mul(simd, a_value, b_value));
+            }
+        }
+    }
+    acc
+}

@@ -1,0 +1,306 @@
+//! Run-time SIMD dispatch and thread settings for the kernels, in safe Rust.
+//!
+//! The crate forbids `unsafe`, so it cannot call `core::arch` intrinsics
+//! itself. `pulp` does the run-time CPU detection and hands a zero-sized
+//! token (`V4` for AVX-512, `V3` for AVX2, `Scalar` otherwise; NEON on
+//! aarch64) to a [`WithSimd`] body, which it calls from a function compiled
+//! with that instruction set enabled. Everything the body calls must be
+//! `#[inline(always)]` to be compiled with those features too: a plain
+//! closure or a non-inlined function does not inherit them
+//! (rust-lang/rust#108338), so the kernels are written as `WithSimd` bodies
+//! with `#[inline(always)]` helpers, never as closures passed to `dispatch`.
+//!
+//! Vector arithmetic through [`Element`] is one multiply and one add per
+//! lane (`mul` then `add`, never a fused multiply-add): each lane computes
+//! exactly what the scalar expression `acc + a * b` computes, so a kernel
+//! that vectorizes across independent outputs gives the same bits on every
+//! instruction set.
+//!
+//! Threads: parallel kernels use rayon's pool of the calling context
+//! (`rayon::current_num_threads()`): the global pool, sized by the
+//! `RAYON_NUM_THREADS` environment variable (else one thread per logical
+//! CPU), or the pool of an enclosing `ThreadPool::install`. Work below
+//! [`PARALLEL_MIN_FLOPS`] (memory-bound kernels: their bytes moved, at
+//! [`FLOPS_PER_BYTE`] each) stays on the calling thread.
+
+use pulp::{Simd, WithSimd};
+use std::cell::Cell;
+
+/// Floating-point work (multiplies plus adds) below which a kernel stays on
+/// the calling thread: about 50 µs of one core at the matmul kernel's
+/// speed here, several times what waking rayon's sleeping workers costs.
+pub(crate) const PARALLEL_MIN_FLOPS: u64 = 1 << 22;
+
+/// The widest instruction set the kernels may use (a test and bench hook).
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SimdLevel {
+    /// `pulp`'s scalar fallback: the path of a CPU without AVX2.
+    Baseline,
+    /// At most AVX2 (`pulp`'s `V3`), even where AVX-512 is present.
+    Avx2,
+    /// The best the CPU has (the default).
+    Best,
+}
+
+/// Kernel settings that tests and benches may impose on one thread.
+#[doc(hidden)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelTuning {
+    /// The widest instruction set used.
+    pub simd: SimdLevel,
+    /// Work below this many flops stays on the calling thread.
+    pub parallel_min_flops: u64,
+}
+
+impl Default for KernelTuning {
+    fn default() -> Self {
+        Self {
+            simd: SimdLevel::Best,
+            parallel_min_flops: PARALLEL_MIN_FLOPS,
+        }
+    }
+}
+
+thread_local! {
+    static TUNING: Cell<KernelTuning> = const {
+        Cell::new(KernelTuning {
+            simd: SimdLevel::Best,
+            parallel_min_flops: PARALLEL_MIN_FLOPS,
+        })
+    };
+}
+
+/// Runs `body` with `tuning` in force for kernel calls made on this thread
+/// (not part of the API: a hook so tests can run the baseline path and the
+/// threaded splits on small inputs). The settings are read once per kernel
+/// call on the calling thread, so inside `ThreadPool::install` set them
+/// inside the installed closure. The previous settings come back afterwards,
+/// also when `body` panics.
+#[doc(hidden)]
+pub fn with_kernel_tuning<R>(tuning: KernelTuning, body: impl FnOnce() -> R) -> R {
+    struct Restore(KernelTuning);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            TUNING.set(self.0);
+        }
+    }
+    let _restore = Restore(TUNING.replace(tuning));
+    body()
+}
+
+/// The settings in force on this thread.
+pub(crate) fn tuning() -> KernelTuning {
+    TUNING.get()
+}
+
+/// How many threads a kernel doing `flops` of work may use: 1 below the
+/// threshold, else the size of the current rayon pool.
+pub(crate) fn threads_for(flops: u64, tuning: KernelTuning) -> usize {
+    if flops < tuning.parallel_min_flops {
+        1
+    } else {
+        rayon::current_num_threads().max(1)
+    }
+}
+
+/// What one byte a memory-bound kernel reads or writes (copies, reductions)
+/// counts for against the flop threshold: moving a byte through memory
+/// costs about what four flops of the matmul kernel do here (~20 GB/s of
+/// cache-missing copy against ~80 GFLOP/s per core), so such kernels go to
+/// the threads from about 1 MiB of traffic ([`PARALLEL_MIN_FLOPS`] / 4).
+pub(crate) const FLOPS_PER_BYTE: u64 = 4;
+
+/// How many threads a memory-bound kernel moving `bytes` (read plus
+/// written) may use: [`threads_for`] of their [`FLOPS_PER_BYTE`] worth.
+pub(crate) fn threads_for_bytes(bytes: usize, tuning: KernelTuning) -> usize {
+    threads_for((bytes as u64).saturating_mul(FLOPS_PER_BYTE), tuning)
+}
+
+/// The instruction set a kernel call runs with, detected once per call.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Dispatch {
+    /// `pulp`'s detection: the best the CPU has.
+    Best(pulp::Arch),
+    /// AVX2 although the CPU may have more.
+    #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+    Avx2(pulp::x86::V3),
+    /// The scalar fallback.
+    Baseline,
+}
+
+impl Dispatch {
+    /// The instruction set allowed by `level` on this CPU.
+    pub(crate) fn new(level: SimdLevel) -> Self {
+        match level {
+            SimdLevel::Best => Self::Best(pulp::Arch::new()),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            SimdLevel::Avx2 => pulp::x86::V3::try_new().map_or(Self::Baseline, Self::Avx2),
+            #[cfg(not(any(target_arch = "x86", target_arch = "x86_64")))]
+            SimdLevel::Avx2 => Self::Best(pulp::Arch::new()),
+            SimdLevel::Baseline => Self::Baseline,
+        }
+    }
+
+    /// Runs `op` compiled for this instruction set.
+    #[inline(always)]
+    pub(crate) fn run<Op: WithSimd>(self, op: Op) -> Op::Output {
+        match self {
+            Self::Best(arch) => arch.dispatch(op),
+            #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+            Self::Avx2(simd) => Simd::vectorize(simd, op),
+            Self::Baseline => Simd::vectorize(pulp::Scalar::new(), op),
+        }
+    }
+}
+
+/// A kernel body written as plain scalar Rust that the compiler vectorizes
+/// (the reductions' folds): [`Dispatch::compile`] runs it inside a function
+/// compiled for the dispatched instruction set, so its loops get AVX2 or
+/// AVX-512 vectors. Vectorizing changes no value: the compiler keeps every
+/// operation's order and rounding (no reassociation, no fused multiply-add
+/// in Rust), it only computes independent elements side by side.
+///
+/// `run` and everything it calls on the hot path must be
+/// `#[inline(always)]` and free of closures that hold loops: only code
+/// inlined into the dispatched function is compiled with its features
+/// (rust-lang/rust#108338).
+pub(crate) trait Compiled {
+    /// What the body returns.
+    type Output;
+    /// The body (`#[inline(always)]` in every implementation).
+    fn run(self) -> Self::Output;
+}
+
+/// A [`Compiled`] body as a `pulp` [`WithSimd`] operation.
+struct Body<B>(B);
+
+impl<B: Compiled> WithSimd for Body<B> {
+    type Output = B::Output;
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, _simd: S) -> B::Output {
+        self.0.run()
+    }
+}
+
+impl Dispatch {
+    /// Runs `body` compiled for this instruction set (see [`Compiled`]).
+    #[inline(always)]
+    pub(crate) fn compile<B: Compiled>(self, body: B) -> B::Output {
+        self.run(Body(body))
+    }
+}
+
+/// `f32` or `f64` as lanes of `pulp`'s vectors: the operations the kernels
+/// use, each lane computing exactly what the scalar operation computes.
+pub trait Element: Copy + Send + Sync + 'static {
+    /// One vector register of this element type under `S`.
+    type Vector<S: Simd>: Copy + Send + Sync + 'static;
+    /// Every lane `value`.
+    fn splat<S: Simd>(simd: S, value: Self) -> Self::Vector<S>;
+    /// Lane-wise `a + b`.
+    fn add<S: Simd>(simd: S, a: Self::Vector<S>, b: Self::Vector<S>) -> Self::Vector<S>;
+    /// Lane-wise `a * b` (rounded: never fused with a following add).
+    fn mul<S: Simd>(simd: S, a: Self::Vector<S>, b: Self::Vector<S>) -> Self::Vector<S>;
+    /// The whole vectors at the start of `values`, and the rest.
+    fn as_vectors<S: Simd>(values: &[Self]) -> (&[Self::Vector<S>], &[Self]);
+    /// The same, mutable.
+    fn as_mut_vectors<S: Simd>(values: &mut [Self]) -> (&mut [Self::Vector<S>], &mut [Self]);
+    /// A vector from the first lanes of `values` (zero past its end).
+    fn load_partial<S: Simd>(simd: S, values: &[Self]) -> Self::Vector<S>;
+    /// Stores the first `values.len()` lanes of `vector`.
+    fn store_partial<S: Simd>(simd: S, values: &mut [Self], vector: Self::Vector<S>);
+    /// `values` as `f32`, when `Self` is `f32` (for code specific to one type).
+    fn as_f32(values: &[Self]) -> Option<&[f32]>;
+    /// The same, mutable.
+    fn as_f32_mut(values: &mut [Self]) -> Option<&mut [f32]>;
+    /// `values` as `f64`, when `Self` is `f64`.
+    fn as_f64(values: &[Self]) -> Option<&[f64]>;
+    /// The same, mutable.
+    fn as_f64_mut(values: &mut [Self]) -> Option<&mut [f64]>;
+}
+
+/// Lanes of one `F` vector under `S`.
+#[inline(always)]
+pub(crate) const fn lanes<F: Element, S: Simd>() -> usize {
+    size_of::<F::Vector<S>>() / size_of::<F>()
+}
+
+macro_rules! element {
+    ($t:ty, $v:ident, $splat:ident, $add:ident, $mul:ident, $simd:ident, $mut_simd:ident, $load:ident, $store:ident, $f32:expr, $f64:expr) => {
+        impl Element for $t {
+            type Vector<S: Simd> = S::$v;
+            #[inline(always)]
+            fn splat<S: Simd>(simd: S, value: Self) -> S::$v {
+                simd.$splat(value)
+            }
+            #[inline(always)]
+            fn add<S: Simd>(simd: S, a: S::$v, b: S::$v) -> S::$v {
+                simd.$add(a, b)
+            }
+            #[inline(always)]
+            fn mul<S: Simd>(simd: S, a: S::$v, b: S::$v) -> S::$v {
+                simd.$mul(a, b)
+            }
+            #[inline(always)]
+            fn as_vectors<S: Simd>(values: &[Self]) -> (&[S::$v], &[Self]) {
+                S::$simd(values)
+            }
+            #[inline(always)]
+            fn as_mut_vectors<S: Simd>(values: &mut [Self]) -> (&mut [S::$v], &mut [Self]) {
+                S::$mut_simd(values)
+            }
+            #[inline(always)]
+            fn load_partial<S: Simd>(simd: S, values: &[Self]) -> S::$v {
+                simd.$load(values)
+            }
+            #[inline(always)]
+            fn store_partial<S: Simd>(simd: S, values: &mut [Self], vector: S::$v) {
+                simd.$store(values, vector)
+            }
+            #[inline(always)]
+            fn as_f32(values: &[Self]) -> Option<&[f32]> {
+                $f32(values)
+            }
+            #[inline(always)]
+            fn as_f32_mut(values: &mut [Self]) -> Option<&mut [f32]> {
+                $f32(values)
+            }
+            #[inline(always)]
+            fn as_f64(values: &[Self]) -> Option<&[f64]> {
+                $f64(values)
+            }
+            #[inline(always)]
+            fn as_f64_mut(values: &mut [Self]) -> Option<&mut [f64]> {
+                $f64(values)
+            }
+        }
+    };
+}
+
+element!(
+    f32,
+    f32s,
+    splat_f32s,
+    add_f32s,
+    mul_f32s,
+    as_simd_f32s,
+    as_mut_simd_f32s,
+    partial_load_f32s,
+    partial_store_f32s,
+    Some,
+    |_| None
+);
+element!(
+    f64,
+    f64s,
+    splat_f64s,
+    add_f64s,
+    mul_f64s,
+    as_simd_f64s,
+    as_mut_simd_f64s,
+    partial_load_f64s,
+    partial_store_f64s,
+    |_| None,
+    Some
+);

@@ -1,0 +1,204 @@
+//! The matmul kernel's SIMD and threaded paths against the naive ascending
+//! loop, bit for bit: every instruction set the CPU offers (the best, AVX2
+//! only, the scalar baseline), on 1, 2 and 3 threads (with the work
+//! threshold lowered so that small products are split too), over random
+//! layouts (permuted storage order, padding, offsets, a stride-0 axis,
+//! broadcast batch axes) and sizes that cross every block edge of the kernel:
+//! rows past the register tile and the row blocks, columns past the vector
+//! tiles and the 1024-column blocks, `k` past the 256-deep slices, and the
+//! one-to-four-row decode path.
+
+#[path = "common/matmul_reference.rs"]
+mod reference;
+
+use llm_from_scratch::prelude::*;
+use llm_from_scratch::tensor::{Float, KernelTuning, SimdLevel, dynamic, with_kernel_tuning};
+use proptest::prelude::*;
+use reference::{Bits, Layout, bits, naive, operands_of, wiggle};
+
+type TestResult = Result<(), Box<dyn std::error::Error>>;
+
+const LEVELS: [SimdLevel; 3] = [SimdLevel::Best, SimdLevel::Avx2, SimdLevel::Baseline];
+const THREADS: [usize; 3] = [1, 2, 3];
+
+/// Runs `body` on a fresh pool of `threads` threads with the kernels limited
+/// to `simd` and every product, however small, eligible for splitting.
+fn under<R: Send>(
+    simd: SimdLevel,
+    threads: usize,
+    body: impl FnOnce() -> R + Send,
+) -> Result<R, rayon::ThreadPoolBuildError> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()?;
+    let tuning = KernelTuning {
+        simd,
+        parallel_min_flops: 0,
+    };
+    Ok(pool.install(|| with_kernel_tuning(tuning, body)))
+}
+
+/// The dynamic op under every instruction set and thread count equals the
+/// naive loop (shape and bits).
+fn agree_everywhere<F: Float + Bits>(
+    left: &Layout,
+    right: &Layout,
+    convert: fn(f64) -> F,
+) -> TestResult {
+    let (left_data, right_data) = (left.storage(convert), right.storage(convert));
+    let (a, b) = (left.view(&left_data), right.view(&right_data));
+    let expected = naive(&a, &b);
+    for simd in LEVELS {
+        for threads in THREADS {
+            let out = under(simd, threads, || dynamic::matmul(&a, &b))??;
+            let got = (out.shape().to_vec(), bits(out.as_slice()));
+            assert!(
+                got == expected,
+                "{simd:?} on {threads} threads differs from the naive loop for {:?} x {:?}",
+                a.shape(),
+                b.shape()
+            );
+        }
+    }
+    Ok(())
+}
+
+/// `(batch shape, m, k, n)` regimes, each crossing the edges of one part of
+/// the kernel while keeping the naive reference cheap.
+fn sizes() -> impl Strategy<Value = (Vec<usize>, usize, usize, usize)> {
+    let batch = || proptest::collection::vec(1..=3_usize, 0..=2);
+    prop_oneof![
+        // The decode path: 1 to 4 rows, columns past several vector widths.
+        2 => (batch(), 1..=4_usize, 1..=300_usize, 1..=200_usize),
+        // Row tiles (6 rows) and row blocks (96 rows, thread tasks).
+        2 => (batch(), 5..=200_usize, 1..=24_usize, 1..=70_usize),
+        // k past one and two 256-deep slices.
+        1 => (Just(vec![]), 5..=14_usize, 250..=600_usize, 1..=70_usize),
+        // Columns past the 1024-column block.
+        1 => (Just(vec![]), 5..=9_usize, 1..=6_usize, 1000..=1100_usize),
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn every_path_is_bit_identical_to_the_naive_loop_f64((left, right) in operands_of(sizes())) {
+        agree_everywhere::<f64>(&left, &right, |x| x)
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    }
+
+    #[test]
+    fn every_path_is_bit_identical_to_the_naive_loop_f32((left, right) in operands_of(sizes())) {
+        agree_everywhere::<f32>(&left, &right, |x| x as f32)
+            .map_err(|e| TestCaseError::fail(e.to_string()))?;
+    }
+}
+
+/// A product of `m × k` by `k × n` on every path, the right operand stored
+/// transposed (`x · Wᵀ`, a view with row stride 1) and row-major.
+fn both_right_layouts_everywhere<F: Float + Bits>(
+    [m, k, n]: [usize; 3],
+    convert: fn(f64) -> F,
+) -> TestResult {
+    let a = Tensor::from_fn([m, k], |[i, p]| convert(wiggle(i * 7919 + p * 104_729)))?;
+    let w = Tensor::from_fn([n, k], |[j, p]| convert(wiggle(j * 31 + p * 1_000_003 + 5)))?;
+    let w_t = w.view().transpose(0, 1)?;
+    let row_major = w_t.materialize()?;
+    let expected = naive(&a.view().into_dyn(), &w_t.into_dyn()).1;
+    for simd in LEVELS {
+        for threads in THREADS {
+            for right in [w_t, row_major.view()] {
+                let out = under(simd, threads, || matmul(&a.view(), &right))??;
+                assert!(
+                    bits(out.as_slice()) == expected,
+                    "{simd:?} on {threads} threads: [{m}, {k}] x [{k}, {n}] with strides {:?}",
+                    right.strides()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
+fn every_block_edge() -> TestResult {
+    // 97 rows: 16 full 6-row tiles and one of 1, past a 96-row block;
+    // k = 513: two full 256-deep slices and one more step;
+    // n = 1030: past a 1024-column block by less than one vector.
+    for size in [[97, 20, 70], [7, 513, 33], [7, 9, 1030]] {
+        both_right_layouts_everywhere::<f32>(size, |x| x as f32)?;
+        both_right_layouts_everywhere::<f64>(size, |x| x)?;
+    }
+    Ok(())
+}
+
+#[test]
+fn one_to_four_rows_split_over_columns_or_rows() -> TestResult {
+    // One matrix of 1 to 4 rows: on several threads one row splits into
+    // column ranges, more rows split by row; k past one staged block.
+    for m in 1..=4 {
+        both_right_layouts_everywhere::<f32>([m, 300, 333], |x| x as f32)?;
+        both_right_layouts_everywhere::<f64>([m, 70, 200], |x| x)?;
+    }
+    // One row against x·Wᵀ with k a multiple of 16: whole 16-column blocks
+    // transposed in registers and consumed at once (AVX-512, f32), the
+    // rest of the columns staged; 300 columns split over threads.
+    for size in [[1, 96, 77], [1, 768, 300]] {
+        both_right_layouts_everywhere::<f32>(size, |x| x as f32)?;
+    }
+    Ok(())
+}
+
+#[test]
+fn large_products_split_by_default_and_agree() -> TestResult {
+    // 2 · 3 · 100 · 140 · 120 flops is above the default threshold, so this
+    // splits over the pool's threads with the default settings.
+    let a = Tensor::from_fn([3, 100, 140], |[h, i, p]| {
+        wiggle(h * 7 + i * 7919 + p * 104_729)
+    })?;
+    let b = Tensor::from_fn([3, 140, 120], |[h, p, j]| {
+        wiggle(h * 5 + j * 31 + p * 65_537)
+    })?;
+    let expected = naive(&a.view().into_dyn(), &b.view().into_dyn()).1;
+    for threads in THREADS {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()?;
+        let out = pool.install(|| matmul(&a.view(), &b.view()))?;
+        assert!(bits(out.as_slice()) == expected, "{threads} threads");
+    }
+    Ok(())
+}
+
+#[test]
+fn a_transposed_key_cache_gives_the_scores_of_a_row_major_one() -> TestResult {
+    // Decoding with a key cache: `q [H, 1, D] x Kᵀ`, with the cache stored
+    // `[H, T_max, D]` (read through a transposed view) or already transposed
+    // `[H, D, T_max]` (read along its rows), both sliced to `T` positions.
+    let (heads, t_max, t, d) = (3, 80, 67, 16);
+    let q = Tensor::from_fn([heads, 1, d], |[h, _, c]| wiggle(h * 131 + c))?;
+    let cache = Tensor::from_fn([heads, t_max, d], |[h, s, c]| {
+        wiggle(h * 1_000_003 + s * 977 + c + 11)
+    })?;
+    let cache_t = cache.view().transpose(1, 2)?.materialize()?;
+    let k_t_view = cache.view().slice(1, 0..t)?.transpose(1, 2)?;
+    let k_t_stored = cache_t.view().slice(2, 0..t)?;
+    let expected = naive(&q.view().into_dyn(), &k_t_view.into_dyn()).1;
+    for simd in LEVELS {
+        for threads in THREADS {
+            let (from_view, from_stored) = under(simd, threads, || {
+                (matmul(&q.view(), &k_t_view), matmul(&q.view(), &k_t_stored))
+            })?;
+            assert!(
+                bits(from_view?.as_slice()) == expected,
+                "{simd:?}, {threads}"
+            );
+            assert!(
+                bits(from_stored?.as_slice()) == expected,
+                "{simd:?}, {threads}"
+            );
+        }
+    }
+    Ok(())
+}
