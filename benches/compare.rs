@@ -23,6 +23,8 @@
 //! allocates nothing (the heap count does not grow with `N`, see BENCHMARKS.md);
 //! `COMPARE_PROBE_SIDE=ndarray` runs ndarray's chain instead.
 
+#[path = "compare/attention.rs"]
+mod attention;
 #[path = "compare/harness.rs"]
 mod harness;
 #[path = "compare/matmul.rs"]
@@ -404,6 +406,8 @@ fn main() {
     softmax::index_select_rows(&mut c);
     decode_step::<f64>(&mut c);
     decode_step::<f32>(&mut c);
+    attention::attention_e2e::<f64>(&mut c);
+    attention::attention_e2e::<f32>(&mut c);
     c.final_summary();
     report();
 }

@@ -191,6 +191,16 @@ pub(crate) fn rows() -> Vec<Row> {
             &format!("decode_kview_{t}_vs_loop"),
         ));
     }
+    for t in ["f64", "f32"] {
+        rows.push(row(
+            &format!("12 attention end to end {t}"),
+            &format!("attention_e2e/{t}"),
+            "ours",
+            "ndarray",
+            None,
+            &format!("attention_e2e_{t}"),
+        ));
+    }
     rows
 }
 
@@ -207,7 +217,7 @@ type TwoThreadRow = (
     Option<f64>,
 );
 
-const TWO_THREAD_ROWS: [TwoThreadRow; 9] = [
+const TWO_THREAD_ROWS: [TwoThreadRow; 11] = [
     (
         "9 matmul 512 f32",
         "matmul512/f32",
@@ -278,6 +288,22 @@ const TWO_THREAD_ROWS: [TwoThreadRow; 9] = [
         "ours_2t",
         "ours",
         "decode_f64_2t_vs_1t",
+        None,
+    ),
+    (
+        "12 attention end to end f32",
+        "attention_e2e/f32",
+        "ours_2t",
+        "ours",
+        "attention_e2e_f32_2t_vs_1t",
+        None,
+    ),
+    (
+        "12 attention end to end f64",
+        "attention_e2e/f64",
+        "ours_2t",
+        "ours",
+        "attention_e2e_f64_2t_vs_1t",
         None,
     ),
 ];
@@ -529,6 +555,19 @@ pub(crate) fn report() {
     }
     if let Some(ns) = median("view_chain/f64/ours") {
         json.push(json_entry("view_chain_ours_ns", ns, 1));
+    }
+    // Absolute wall times of case 12, for the PyTorch table of BENCHMARKS.md
+    // (`scripts/bench_torch.py` times the same pipeline by the wall clock).
+    for t in ["f32", "f64"] {
+        for (id, suffix) in [("ours", ""), ("ours_2t", "_2t")] {
+            if let Some(ns) = median_wall(&format!("attention_e2e/{t}/{id}")) {
+                json.push(json_entry(
+                    &format!("attention_e2e_{t}{suffix}_ms"),
+                    ns / 1e6,
+                    2,
+                ));
+            }
+        }
     }
     println!("{{{}}}", json.join(","));
 }

@@ -1,0 +1,104 @@
+//! Case 12: GPT-2 small's causal self-attention end to end, from the packed
+//! projection `qkv [1, 1024, 2304]` to the merged `[1, 1024, 768]`, with no
+//! projections: the pipeline of the `attention_heads` example and of
+//! `scripts/bench_torch.py`'s `attention_e2e`, so PyTorch's time for the
+//! same work sits beside ours in BENCHMARKS.md.
+//!
+//! Ours: `chunk::<3>`, `split_axis` + `permute` (views), `matmul` against
+//! the transposed key view, one `map_binary` that scales by `D^-0.5` and
+//! masks with -inf, `softmax_axis`, `matmul` with V, then the merge
+//! (`permute`, `materialize`, `into_shape`). ndarray: the same per head,
+//! `general_mat_mul` on slices of the packed input (scale folded into its
+//! alpha), the mask and a row softmax by hand, `P·V` written straight into
+//! the head's columns of the merged output (so ndarray's merge is free).
+
+use super::harness::*;
+use super::matmul::TWO;
+use criterion::Criterion;
+use llm_from_scratch::prelude::*;
+use ndarray::linalg::general_mat_mul;
+use ndarray::{Array2, Array3, Axis, s};
+
+/// GPT-2 small: context, heads, head width.
+const T_CTX: usize = 1024;
+const HEADS: usize = 12;
+const D: usize = 64;
+const C: usize = HEADS * D;
+
+/// Ours: the library's calls, as a user writes them.
+fn ours<T: Elem>(qkv: &Tensor<3, T>, mask: &Tensor<2, bool>) -> Tensor<3, T> {
+    let scale = T::one() / T::from(D).unwrap().sqrt();
+    let [q, k, v] = qkv.view().chunk::<3>(2).unwrap().map(|part| {
+        let split: View<'_, 4, T> = part.split_axis(2, [HEADS, D]).unwrap();
+        split.permute([0, 2, 1, 3]).unwrap()
+    });
+    let dots = matmul(&q, &k.transpose(2, 3).unwrap()).unwrap();
+    let scores = map_binary(&dots, mask, |s, keep| {
+        if keep { s * scale } else { T::neg_infinity() }
+    })
+    .unwrap();
+    let probs = softmax_axis(&scores, 3).unwrap();
+    let out = matmul(&probs, &v).unwrap();
+    let merged = out
+        .view()
+        .permute([0, 2, 1, 3])
+        .unwrap()
+        .materialize()
+        .unwrap();
+    merged.into_shape([1, T_CTX, C]).unwrap()
+}
+
+/// ndarray: per head on slices of the packed input.
+fn nd<T: Elem>(qkv: &Array3<T>) -> Array3<T> {
+    let scale = T::one() / T::from(D).unwrap().sqrt();
+    let packed = qkv.index_axis(Axis(0), 0);
+    let mut merged = Array3::<T>::zeros((1, T_CTX, C));
+    let mut scores = Array2::<T>::zeros((T_CTX, T_CTX));
+    for h in 0..HEADS {
+        let cols = |part: usize| s![.., part * C + h * D..part * C + (h + 1) * D];
+        let (q, k, v) = (
+            packed.slice(cols(0)),
+            packed.slice(cols(1)),
+            packed.slice(cols(2)),
+        );
+        general_mat_mul(scale, &q, &k.t(), T::ZERO, &mut scores);
+        for (i, mut row) in scores.axis_iter_mut(Axis(0)).enumerate() {
+            row.slice_mut(s![i + 1..]).fill(T::neg_infinity());
+            let max = row.fold(T::neg_infinity(), |m, &x| m.max(x));
+            row.mapv_inplace(|x| (x - max).exp());
+            let sum = row.sum();
+            row.mapv_inplace(|x| x / sum);
+        }
+        let mut head = merged.slice_mut(s![0, .., h * D..(h + 1) * D]);
+        general_mat_mul(T::one(), &scores, &v, T::ZERO, &mut head);
+    }
+    merged
+}
+
+/// Times ours (one and two threads) and ndarray after checking they agree.
+pub(crate) fn attention_e2e<T: Elem>(c: &mut Criterion) {
+    let values = values::<T>(T_CTX * 3 * C);
+    let qkv = Tensor::from_vec([1, T_CTX, 3 * C], values.clone()).unwrap();
+    let qkv_nd = Array3::from_shape_vec((1, T_CTX, 3 * C), values).unwrap();
+    let mask: Tensor<2, bool> = Tensor::from_fn([T_CTX, T_CTX], |[i, j]| j <= i).unwrap();
+    let (a, b) = (ours(&qkv, &mask), nd(&qkv_nd));
+    let tolerance = if T::NAME == "f32" { 1e-5 } else { 1e-12 };
+    let worst = a
+        .as_slice()
+        .iter()
+        .zip(b.as_slice().unwrap())
+        .map(|(x, y)| (x.as_f64() - y.as_f64()).abs())
+        .fold(0.0, f64::max);
+    assert!(
+        worst <= tolerance,
+        "attention disagrees with ndarray by {worst}"
+    );
+    let name = format!("attention_e2e/{}", T::NAME);
+    let mut g = group(c, &name, 2000);
+    timed(&mut g, &name, "ours", || ours(&qkv, &mask));
+    timed(&mut g, &name, "ours_2t", || {
+        TWO.install(|| ours(&qkv, &mask))
+    });
+    timed(&mut g, &name, "ndarray", || nd(&qkv_nd));
+    g.finish();
+}
