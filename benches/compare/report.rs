@@ -200,6 +200,14 @@ pub(crate) fn rows() -> Vec<Row> {
             None,
             &format!("attention_e2e_{t}"),
         ));
+        rows.push(row(
+            &format!("12 attention e2e, reused outputs {t}"),
+            &format!("attention_e2e/{t}"),
+            "ours_into",
+            "ndarray",
+            None,
+            &format!("attention_e2e_into_{t}"),
+        ));
     }
     rows
 }
@@ -217,7 +225,7 @@ type TwoThreadRow = (
     Option<f64>,
 );
 
-const TWO_THREAD_ROWS: [TwoThreadRow; 11] = [
+const TWO_THREAD_ROWS: [TwoThreadRow; 13] = [
     (
         "9 matmul 512 f32",
         "matmul512/f32",
@@ -304,6 +312,22 @@ const TWO_THREAD_ROWS: [TwoThreadRow; 11] = [
         "ours_2t",
         "ours",
         "attention_e2e_f64_2t_vs_1t",
+        None,
+    ),
+    (
+        "12 attention e2e, reused f32",
+        "attention_e2e/f32",
+        "ours_into_2t",
+        "ours_into",
+        "attention_e2e_into_f32_2t_vs_1t",
+        None,
+    ),
+    (
+        "12 attention e2e, reused f64",
+        "attention_e2e/f64",
+        "ours_into_2t",
+        "ours_into",
+        "attention_e2e_into_f64_2t_vs_1t",
         None,
     ),
 ];
@@ -559,7 +583,12 @@ pub(crate) fn report() {
     // Absolute wall times of case 12, for the PyTorch table of BENCHMARKS.md
     // (`scripts/bench_torch.py` times the same pipeline by the wall clock).
     for t in ["f32", "f64"] {
-        for (id, suffix) in [("ours", ""), ("ours_2t", "_2t")] {
+        for (id, suffix) in [
+            ("ours", ""),
+            ("ours_2t", "_2t"),
+            ("ours_into", "_into"),
+            ("ours_into_2t", "_into_2t"),
+        ] {
             if let Some(ns) = median_wall(&format!("attention_e2e/{t}/{id}")) {
                 json.push(json_entry(
                     &format!("attention_e2e_{t}{suffix}_ms"),
