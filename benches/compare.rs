@@ -13,8 +13,9 @@
 //! printed beside it so the difference stays visible.
 //!
 //! Cases 9 and 10 (matrix multiplication) compare `ops::matmul` with
-//! ndarray (`dot`, `general_mat_mul`) and with the naive ordered triple
-//! loop, which ours must equal bit for bit (checked before timing). The
+//! ndarray (`dot`, `general_mat_mul`), candle-core (`Tensor::matmul`, f32,
+//! one and two threads) and with the naive ordered triple loop, which ours
+//! must equal bit for bit (checked before timing). The
 //! softmax and index_select cases (`compare/softmax.rs`): the fused softmax
 //! against its composition and ndarray, `index_select` against a plain loop.
 //!
@@ -23,6 +24,8 @@
 //! allocates nothing (the heap count does not grow with `N`, see BENCHMARKS.md);
 //! `COMPARE_PROBE_SIDE=ndarray` runs ndarray's chain instead.
 
+#[path = "compare/candle.rs"]
+mod candle;
 #[path = "compare/harness.rs"]
 mod harness;
 #[path = "compare/matmul.rs"]

@@ -60,6 +60,21 @@ pub(crate) fn values<T: Elem>(len: usize) -> Vec<T> {
     (0..len).map(T::value).collect()
 }
 
+/// Runs `f` `iters` times: (CPU time of the calling thread, wall time).
+fn measure<O>(iters: u64, f: &mut impl FnMut() -> O) -> (Duration, Duration) {
+    let cpu = thread_cpu_ns();
+    let start = Instant::now();
+    for _ in 0..iters {
+        black_box(f());
+    }
+    let wall = start.elapsed();
+    let cpu = match (cpu, thread_cpu_ns()) {
+        (Some(before), Some(after)) => Duration::from_nanos(after - before),
+        _ => wall,
+    };
+    (cpu, wall)
+}
+
 /// Times `f` under criterion and records ns/iteration under `group/id`.
 pub(crate) fn timed<O>(
     group: &mut BenchmarkGroup<'_, WallTime>,
@@ -67,19 +82,37 @@ pub(crate) fn timed<O>(
     id: &str,
     mut f: impl FnMut() -> O,
 ) {
+    record(group, name, id, |iters| measure(iters, &mut f));
+}
+
+/// [`timed`] with the whole timing loop on the worker of the global pool
+/// (one thread, see `main`), whose CPU time is then the clock: for a peer
+/// that hands its work to the current rayon pool even when that pool has
+/// one thread (candle-core's gemm), so the work runs, and is counted, on
+/// that one thread instead of leaving the bench thread waiting.
+pub(crate) fn timed_on_worker<O>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    id: &str,
+    mut f: impl FnMut() -> O + Send,
+) {
+    record(group, name, id, |iters| {
+        rayon::scope(|_| measure(iters, &mut f))
+    });
+}
+
+/// Runs `run(iters)` for criterion, records its (CPU, wall) ns/iteration
+/// under `group/id` and hands criterion the CPU time.
+fn record(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    id: &str,
+    mut run: impl FnMut(u64) -> (Duration, Duration),
+) {
     let key = format!("{name}/{id}");
     group.bench_function(id, |b| {
         b.iter_custom(|iters| {
-            let cpu = thread_cpu_ns();
-            let start = Instant::now();
-            for _ in 0..iters {
-                black_box(f());
-            }
-            let wall = start.elapsed();
-            let cpu = match (cpu, thread_cpu_ns()) {
-                (Some(before), Some(after)) => Duration::from_nanos(after - before),
-                _ => wall,
-            };
+            let (cpu, wall) = run(iters);
             let per_iter = |d: Duration| d.as_secs_f64() * 1e9 / iters as f64;
             let sample = (per_iter(cpu), per_iter(wall));
             TIMES

@@ -1,7 +1,9 @@
-//! Cases 9 to 11: `matmul` vs ndarray and the naive ordered triple loop,
-//! on one thread (the global pool has one, see `main`) and on two (`ours_2t`,
-//! a local pool of two, timed by the wall clock), and one decode step.
+//! Cases 9 to 11: `matmul` vs ndarray, candle-core (f32, `compare/candle.rs`)
+//! and the naive ordered triple loop, on one thread (the global pool has
+//! one, see `main`) and on two (`ours_2t`, a local pool of two, timed by the
+//! wall clock), and one decode step.
 
+use super::candle;
 use super::harness::*;
 use criterion::Criterion;
 use llm_from_scratch::prelude::*;
@@ -57,13 +59,20 @@ pub(crate) fn check_matmul<T: Elem>(ours: &[T], naive: &[T], ndarray: &[T], k: u
     assert_eq!(ours.len(), naive.len());
     let bits = |v: &[T]| v.iter().map(|x| x.bits()).collect::<Vec<_>>();
     assert!(bits(ours) == bits(naive), "matmul not bit-exact");
+    check_close(ours, ndarray, k, "ndarray");
+}
+
+/// A peer's product equals ours within rounding: `k·1e-6` (f32) or
+/// `k·1e-14` (f64) absolute, since peers reassociate the `k` products.
+pub(crate) fn check_close<T: Elem>(ours: &[T], theirs: &[T], k: usize, peer: &str) {
+    assert_eq!(ours.len(), theirs.len(), "{peer} has another length");
     let tolerance = k as f64 * if T::NAME == "f32" { 1e-6 } else { 1e-14 };
     let worst = ours
         .iter()
-        .zip(ndarray)
+        .zip(theirs)
         .map(|(x, y)| (x.as_f64() - y.as_f64()).abs())
         .fold(0.0, f64::max);
-    assert!(worst <= tolerance, "ndarray disagrees by {worst}");
+    assert!(worst <= tolerance, "{peer} disagrees by {worst}");
 }
 
 /// Side of the square matmul cases.
@@ -123,6 +132,11 @@ pub(crate) fn matmul_square<T: Elem>(c: &mut Criterion) {
             TWO.install(|| matmul(&a.view(), &right()).unwrap())
         });
         timed(&mut g, &name, "ndarray", nd);
+        if !transposed {
+            let shape: &[usize] = &[MM, MM];
+            let (left, right) = ((left_values, shape), (right_values, shape));
+            candle::compare(&mut g, &name, left, right, ours.as_slice(), MM);
+        }
         timed(&mut g, &name, "naive", || {
             naive_matmul(naive_a, naive_b, [1, MM, MM, MM])
         });
@@ -193,6 +207,11 @@ pub(crate) fn matmul_attention<T: Elem>(c: &mut Criterion) {
         TWO.install(|| matmul(&a.view(), &b.view()).unwrap())
     });
     timed(&mut g, &name, "ndarray", nd);
+    let (left, right) = (
+        (left_values, &[h, t, d][..]),
+        (right_values, &[h, d, t][..]),
+    );
+    candle::compare(&mut g, &name, left, right, ours.as_slice(), d);
     timed(&mut g, &name, "naive", || {
         naive_matmul(naive_a, naive_b, [NAIVE_BATCHES, t, d, t])
     });

@@ -163,6 +163,7 @@ pub(crate) fn rows() -> Vec<Row> {
             &format!("matmul_attn_into_{t}_vs_naive"),
         ));
     }
+    rows.extend(super::candle::rows());
     rows.extend(super::softmax::rows());
     for t in ["f64", "f32"] {
         let group = format!("decode/{t}");
@@ -194,8 +195,9 @@ pub(crate) fn rows() -> Vec<Row> {
     rows
 }
 
-/// Two threads against one (wall clock, both ours):
-/// `(label, group, two-thread id, one-thread id, JSON key, target)`.
+/// Two threads against one (wall clock, both ours), or ours on two threads
+/// against candle-core on two (`candle_2t`):
+/// `(label, group, two-thread id, reference id, JSON key, target)`.
 /// The kernel rows ([`kernel_two_thread_rows`]) also compare with ndarray
 /// and the composition; the last column of the table is what is compared.
 type TwoThreadRow = (
@@ -207,7 +209,7 @@ type TwoThreadRow = (
     Option<f64>,
 );
 
-const TWO_THREAD_ROWS: [TwoThreadRow; 9] = [
+const TWO_THREAD_ROWS: [TwoThreadRow; 11] = [
     (
         "9 matmul 512 f32",
         "matmul512/f32",
@@ -263,6 +265,22 @@ const TWO_THREAD_ROWS: [TwoThreadRow; 9] = [
         "ours_into",
         "matmul_attn_into_f64_2t_vs_1t",
         Some(0.55),
+    ),
+    (
+        "9 matmul 512 f32 vs candle 2t",
+        "matmul512/f32",
+        "ours_2t",
+        "candle_2t",
+        "matmul512_f32_2t_vs_candle_2t",
+        Some(1.0),
+    ),
+    (
+        "10 matmul attn f32 vs candle 2t",
+        "matmul_attn/f32",
+        "ours_2t",
+        "candle_2t",
+        "matmul_attn_f32_2t_vs_candle_2t",
+        Some(1.0),
     ),
     (
         "11 decode step f32",
@@ -453,10 +471,12 @@ pub(crate) fn report() {
         let group = row.ours.rsplit_once('/').map_or("", |(g, _)| g);
         let ours = median(&row.ours);
         let nd = median(&format!("{group}/ndarray"));
-        // The third reference: memcpy, or for the matmul rows the naive loop,
-        // the four-call composition for softmax, the plain loop for index_select.
-        let mc = ["memcpy", "naive", "composition", "loop"]
+        // The third reference: memcpy, or for the matmul rows the naive loop
+        // (candle-core in the rows against it), the four-call composition for
+        // softmax, the plain loop for index_select.
+        let mc = ["candle", "memcpy", "naive", "composition", "loop"]
             .iter()
+            .filter(|&&reference| reference != "candle" || row.against == "candle")
             .find_map(|reference| median(&format!("{group}/{reference}")));
         let (vs_nd, vs_mc) = (ratio(ours, nd), ratio(ours, mc));
         let against = if row.against == "ndarray" {
@@ -492,8 +512,8 @@ pub(crate) fn report() {
         }
     }
     println!(
-        "memcpy|nv: the naive triple loop (nv) for the matmul rows 9 and 10, the four-call \
-         composition for softmax, the plain loop for index_select, memcpy otherwise; \
+        "memcpy|nv: the naive triple loop (nv) for the matmul rows 9 and 10 (candle-core in \
+         their `vs candle` rows), the four-call composition for softmax, the plain loop for index_select, memcpy otherwise; \
          * naive timed on {NAIVE_BATCHES} of {} batches, scaled by {}",
         ATTN[0],
         ATTN[0] / NAIVE_BATCHES
