@@ -13,8 +13,9 @@
 //! printed beside it so the difference stays visible.
 //!
 //! Cases 9 and 10 (matrix multiplication) compare `ops::matmul` with
-//! ndarray (`dot`, `general_mat_mul`) and with the naive ordered triple
-//! loop, which ours must equal bit for bit (checked before timing). The
+//! ndarray (`dot`, `general_mat_mul`), candle-core (`Tensor::matmul`, f32,
+//! one and two threads) and with the naive ordered triple loop, which ours
+//! must equal bit for bit (checked before timing). The
 //! softmax and index_select cases (`compare/softmax.rs`): the fused softmax
 //! against its composition and ndarray, `index_select` against a plain loop.
 //!
@@ -25,6 +26,8 @@
 
 #[path = "compare/attention.rs"]
 mod attention;
+#[path = "compare/candle.rs"]
+mod candle;
 #[path = "compare/harness.rs"]
 mod harness;
 #[path = "compare/matmul.rs"]
@@ -33,11 +36,15 @@ mod matmul;
 mod report;
 #[path = "compare/softmax.rs"]
 mod softmax;
+#[path = "compare/table.rs"]
+mod table;
+#[path = "compare/two_threads.rs"]
+mod two_threads;
 
 use criterion::Criterion;
 use harness::*;
 use llm_from_scratch::prelude::*;
-use matmul::{TWO, decode_step, matmul_attention, matmul_square};
+use matmul::{decode_step, matmul_attention, matmul_square};
 use ndarray::{Array1, Array2, Array3, Array4, ArrayView4, Axis, s};
 use report::report;
 use std::hint::black_box;

@@ -14,7 +14,6 @@
 //! `ours_into` is ours with every output reused from call to call.
 
 use super::harness::*;
-use super::matmul::TWO;
 use criterion::Criterion;
 use llm_from_scratch::prelude::*;
 use ndarray::linalg::general_mat_mul;

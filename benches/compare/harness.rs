@@ -6,7 +6,7 @@ use llm_from_scratch::tensor::Float;
 use ndarray::NdFloat;
 use std::collections::BTreeMap;
 use std::hint::black_box;
-use std::sync::Mutex;
+use std::sync::{LazyLock, Mutex};
 use std::time::{Duration, Instant};
 
 /// Samples criterion takes per benchmark (its minimum).
@@ -60,6 +60,21 @@ pub(crate) fn values<T: Elem>(len: usize) -> Vec<T> {
     (0..len).map(T::value).collect()
 }
 
+/// Runs `f` `iters` times: (CPU time of the calling thread, wall time).
+fn measure<O>(iters: u64, f: &mut impl FnMut() -> O) -> (Duration, Duration) {
+    let cpu = thread_cpu_ns();
+    let start = Instant::now();
+    for _ in 0..iters {
+        black_box(f());
+    }
+    let wall = start.elapsed();
+    let cpu = match (cpu, thread_cpu_ns()) {
+        (Some(before), Some(after)) => Duration::from_nanos(after - before),
+        _ => wall,
+    };
+    (cpu, wall)
+}
+
 /// Times `f` under criterion and records ns/iteration under `group/id`.
 pub(crate) fn timed<O>(
     group: &mut BenchmarkGroup<'_, WallTime>,
@@ -67,19 +82,37 @@ pub(crate) fn timed<O>(
     id: &str,
     mut f: impl FnMut() -> O,
 ) {
+    record(group, name, id, |iters| measure(iters, &mut f));
+}
+
+/// [`timed`] with the whole timing loop on the worker of the global pool
+/// (one thread, see `main`), whose CPU time is then the clock: for a peer
+/// that hands its work to the current rayon pool even when that pool has
+/// one thread (candle-core's gemm), so the work runs, and is counted, on
+/// that one thread instead of leaving the bench thread waiting.
+pub(crate) fn timed_on_worker<O>(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    id: &str,
+    mut f: impl FnMut() -> O + Send,
+) {
+    record(group, name, id, |iters| {
+        rayon::scope(|_| measure(iters, &mut f))
+    });
+}
+
+/// Runs `run(iters)` for criterion, records its (CPU, wall) ns/iteration
+/// under `group/id` and hands criterion the CPU time.
+fn record(
+    group: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    id: &str,
+    mut run: impl FnMut(u64) -> (Duration, Duration),
+) {
     let key = format!("{name}/{id}");
     group.bench_function(id, |b| {
         b.iter_custom(|iters| {
-            let cpu = thread_cpu_ns();
-            let start = Instant::now();
-            for _ in 0..iters {
-                black_box(f());
-            }
-            let wall = start.elapsed();
-            let cpu = match (cpu, thread_cpu_ns()) {
-                (Some(before), Some(after)) => Duration::from_nanos(after - before),
-                _ => wall,
-            };
+            let (cpu, wall) = run(iters);
             let per_iter = |d: Duration| d.as_secs_f64() * 1e9 / iters as f64;
             let sample = (per_iter(cpu), per_iter(wall));
             TIMES
@@ -154,4 +187,26 @@ pub(crate) fn format_ns(ns: Option<f64>) -> String {
 
 pub(crate) fn ratio(ours: Option<f64>, theirs: Option<f64>) -> Option<f64> {
     Some(ours? / theirs?)
+}
+
+/// A local pool of two threads for the `ours_2t` rows: its workers do the
+/// work, so only the wall clock measures it (the bench thread waits).
+pub(crate) static TWO: LazyLock<rayon::ThreadPool> = LazyLock::new(|| {
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .expect("a pool of two threads")
+});
+
+/// A peer's product equals ours within rounding: `k·1e-6` (f32) or
+/// `k·1e-14` (f64) absolute, since peers reassociate the `k` products.
+pub(crate) fn check_close<T: Elem>(ours: &[T], theirs: &[T], k: usize, peer: &str) {
+    assert_eq!(ours.len(), theirs.len(), "{peer} has another length");
+    let tolerance = k as f64 * if T::NAME == "f32" { 1e-6 } else { 1e-14 };
+    let worst = ours
+        .iter()
+        .zip(theirs)
+        .map(|(x, y)| (x.as_f64() - y.as_f64()).abs())
+        .fold(0.0, f64::max);
+    assert!(worst <= tolerance, "{peer} disagrees by {worst}");
 }

@@ -1,22 +1,15 @@
-//! Cases 9 to 11: `matmul` vs ndarray and the naive ordered triple loop,
-//! on one thread (the global pool has one, see `main`) and on two (`ours_2t`,
-//! a local pool of two, timed by the wall clock), and one decode step.
+//! Cases 9 to 11: `matmul` vs ndarray, candle-core (f32, `compare/candle.rs`)
+//! and the naive ordered triple loop, on one thread (the global pool has
+//! one, see `main`) and on two (`ours_2t`, a local pool of two, timed by the
+//! wall clock), and one decode step.
 
+use super::candle;
 use super::harness::*;
 use criterion::Criterion;
 use llm_from_scratch::prelude::*;
 use ndarray::linalg::general_mat_mul;
 use ndarray::{Array2, Array3, Axis};
-use std::sync::LazyLock;
 
-/// A local pool of two threads for the `ours_2t` rows: its workers do the
-/// work, so only the wall clock measures it (the bench thread waits).
-pub(crate) static TWO: LazyLock<rayon::ThreadPool> = LazyLock::new(|| {
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(2)
-        .build()
-        .expect("a pool of two threads")
-});
 /// An operand of the naive loop: `[batch, rows, cols]` read through
 /// `(batch, row, col)` strides (a transposed view is just other strides).
 #[derive(Clone, Copy)]
@@ -57,13 +50,7 @@ pub(crate) fn check_matmul<T: Elem>(ours: &[T], naive: &[T], ndarray: &[T], k: u
     assert_eq!(ours.len(), naive.len());
     let bits = |v: &[T]| v.iter().map(|x| x.bits()).collect::<Vec<_>>();
     assert!(bits(ours) == bits(naive), "matmul not bit-exact");
-    let tolerance = k as f64 * if T::NAME == "f32" { 1e-6 } else { 1e-14 };
-    let worst = ours
-        .iter()
-        .zip(ndarray)
-        .map(|(x, y)| (x.as_f64() - y.as_f64()).abs())
-        .fold(0.0, f64::max);
-    assert!(worst <= tolerance, "ndarray disagrees by {worst}");
+    check_close(ours, ndarray, k, "ndarray");
 }
 
 /// Side of the square matmul cases.
@@ -123,6 +110,11 @@ pub(crate) fn matmul_square<T: Elem>(c: &mut Criterion) {
             TWO.install(|| matmul(&a.view(), &right()).unwrap())
         });
         timed(&mut g, &name, "ndarray", nd);
+        if !transposed {
+            let shape: &[usize] = &[MM, MM];
+            let (left, right) = ((left_values, shape), (right_values, shape));
+            candle::compare(&mut g, &name, left, right, ours.as_slice(), MM);
+        }
         timed(&mut g, &name, "naive", || {
             naive_matmul(naive_a, naive_b, [1, MM, MM, MM])
         });
@@ -193,6 +185,11 @@ pub(crate) fn matmul_attention<T: Elem>(c: &mut Criterion) {
         TWO.install(|| matmul(&a.view(), &b.view()).unwrap())
     });
     timed(&mut g, &name, "ndarray", nd);
+    let (left, right) = (
+        (left_values, &[h, t, d][..]),
+        (right_values, &[h, d, t][..]),
+    );
+    candle::compare(&mut g, &name, left, right, ours.as_slice(), d);
     timed(&mut g, &name, "naive", || {
         naive_matmul(naive_a, naive_b, [NAIVE_BATCHES, t, d, t])
     });

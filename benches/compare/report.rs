@@ -3,33 +3,8 @@
 use super::SWEEP;
 use super::harness::*;
 use super::matmul::{ATTN, NAIVE_BATCHES};
-/// One table row: ours against ndarray and/or memcpy, with the issue's target.
-pub(crate) struct Row {
-    label: String,
-    ours: String,
-    /// `ndarray` or `memcpy`: which reference the target ratio is against.
-    against: &'static str,
-    limit: Option<f64>,
-    json: String,
-}
-
-pub(crate) fn row(
-    label: &str,
-    group: &str,
-    ours: &str,
-    against: &'static str,
-    limit: Option<f64>,
-    json: &str,
-) -> Row {
-    Row {
-        label: label.into(),
-        ours: format!("{group}/{ours}"),
-        against,
-        limit,
-        json: json.into(),
-    }
-}
-
+use super::table::{Row, json_entry, row};
+use super::two_threads::two_thread_rows;
 pub(crate) fn rows() -> Vec<Row> {
     let mut rows = Vec::new();
     for t in ["f64", "f32"] {
@@ -163,6 +138,7 @@ pub(crate) fn rows() -> Vec<Row> {
             &format!("matmul_attn_into_{t}_vs_naive"),
         ));
     }
+    rows.extend(super::candle::rows());
     rows.extend(super::softmax::rows());
     for t in ["f64", "f32"] {
         let group = format!("decode/{t}");
@@ -212,278 +188,6 @@ pub(crate) fn rows() -> Vec<Row> {
     rows
 }
 
-/// Two threads against one (wall clock, both ours):
-/// `(label, group, two-thread id, one-thread id, JSON key, target)`.
-/// The kernel rows ([`kernel_two_thread_rows`]) also compare with ndarray
-/// and the composition; the last column of the table is what is compared.
-type TwoThreadRow = (
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-    &'static str,
-    Option<f64>,
-);
-
-const TWO_THREAD_ROWS: [TwoThreadRow; 13] = [
-    (
-        "9 matmul 512 f32",
-        "matmul512/f32",
-        "ours_2t",
-        "ours",
-        "matmul512_f32_2t_vs_1t",
-        Some(0.55),
-    ),
-    (
-        "9 matmul 512 f64",
-        "matmul512/f64",
-        "ours_2t",
-        "ours",
-        "matmul512_f64_2t_vs_1t",
-        Some(0.55),
-    ),
-    (
-        "9 matmul 512 x b.t() f32",
-        "matmul512_t/f32",
-        "ours_2t",
-        "ours",
-        "matmul512_t_f32_2t_vs_1t",
-        Some(0.55),
-    ),
-    (
-        "10 matmul attn f32",
-        "matmul_attn/f32",
-        "ours_2t",
-        "ours",
-        "matmul_attn_f32_2t_vs_1t",
-        Some(0.55),
-    ),
-    (
-        "10 matmul attn f64",
-        "matmul_attn/f64",
-        "ours_2t",
-        "ours",
-        "matmul_attn_f64_2t_vs_1t",
-        Some(0.55),
-    ),
-    (
-        "10 matmul_into attn f32",
-        "matmul_attn/f32",
-        "ours_into_2t",
-        "ours_into",
-        "matmul_attn_into_f32_2t_vs_1t",
-        Some(0.55),
-    ),
-    (
-        "10 matmul_into attn f64",
-        "matmul_attn/f64",
-        "ours_into_2t",
-        "ours_into",
-        "matmul_attn_into_f64_2t_vs_1t",
-        Some(0.55),
-    ),
-    (
-        "11 decode step f32",
-        "decode/f32",
-        "ours_2t",
-        "ours",
-        "decode_f32_2t_vs_1t",
-        None,
-    ),
-    (
-        "11 decode step f64",
-        "decode/f64",
-        "ours_2t",
-        "ours",
-        "decode_f64_2t_vs_1t",
-        None,
-    ),
-    (
-        "12 attention end to end f32",
-        "attention_e2e/f32",
-        "ours_2t",
-        "ours",
-        "attention_e2e_f32_2t_vs_1t",
-        None,
-    ),
-    (
-        "12 attention end to end f64",
-        "attention_e2e/f64",
-        "ours_2t",
-        "ours",
-        "attention_e2e_f64_2t_vs_1t",
-        None,
-    ),
-    (
-        "12 attention e2e, reused f32",
-        "attention_e2e/f32",
-        "ours_into_2t",
-        "ours_into",
-        "attention_e2e_into_f32_2t_vs_1t",
-        None,
-    ),
-    (
-        "12 attention e2e, reused f64",
-        "attention_e2e/f64",
-        "ours_into_2t",
-        "ours_into",
-        "attention_e2e_into_f64_2t_vs_1t",
-        None,
-    ),
-];
-
-/// A two-thread row of the copy, reduction and softmax cases: ours on
-/// two threads against ours on one, ndarray (one thread) or the
-/// composition on two, with the target where one applies.
-type KernelRow = (
-    String,
-    String,
-    &'static str,
-    &'static str,
-    String,
-    Option<f64>,
-);
-
-/// The two-thread rows of cases 1, 4, 5 and the softmax: each existing
-/// target of these cases, now on two threads, and the speedup over one
-/// thread (also of the `_into` form where the case times it).
-fn kernel_two_thread_rows() -> Vec<KernelRow> {
-    // (label, group, JSON stem, type, reference, target, has `_into`).
-    type Case = (
-        String,
-        String,
-        String,
-        &'static str,
-        &'static str,
-        Option<f64>,
-        bool,
-    );
-    let mut cases: Vec<Case> = Vec::new();
-    for t in ["f64", "f32"] {
-        let (label, group) = (format!("1 transpose {t}"), format!("transpose/{t}"));
-        cases.push((
-            label,
-            group,
-            "transpose".into(),
-            t,
-            "ndarray",
-            Some(0.5),
-            true,
-        ));
-        for (axis, limit) in [(0, 1.1), (1, 1.2)] {
-            let label = format!("4 sum_axis {axis} {t}");
-            let (group, stem) = (format!("sum_axis{axis}/{t}"), format!("sum_axis{axis}"));
-            cases.push((label, group, stem, t, "ndarray", Some(limit), false));
-        }
-    }
-    let (label, group) = ("5 max_axis 1 f64".to_string(), "max_axis1/f64".to_string());
-    cases.push((
-        label,
-        group,
-        "max_axis1".into(),
-        "f64",
-        "ndarray",
-        Some(0.4),
-        false,
-    ));
-    for t in ["f32", "f64"] {
-        for (kind, limit) in [("softmax", Some(0.5)), ("softmax_unmasked", None)] {
-            let label = format!("{} {t}", kind.replace('_', " "));
-            let group = format!("{kind}/{t}");
-            cases.push((label, group, kind.into(), t, "composition_2t", limit, true));
-        }
-    }
-    let mut rows = Vec::new();
-    for (label, group, stem, t, reference, limit, into) in cases {
-        let against = reference.trim_end_matches("_2t");
-        // Against ndarray the keys read as the one-thread ones (`transpose_f64`).
-        let key = match against {
-            "ndarray" => format!("{stem}_{t}_2t"),
-            _ => format!("{stem}_{t}_2t_vs_{against}"),
-        };
-        rows.push((
-            format!("{label} vs {against}"),
-            group.clone(),
-            "ours_2t",
-            reference,
-            key,
-            limit,
-        ));
-        let key = format!("{stem}_{t}_2t_vs_1t");
-        rows.push((
-            format!("{label} 2t/1t"),
-            group.clone(),
-            "ours_2t",
-            "ours",
-            key,
-            None,
-        ));
-        if into {
-            let key = format!("{stem}_into_{t}_2t_vs_1t");
-            rows.push((
-                format!("{label} into 2t/1t"),
-                group,
-                "ours_into_2t",
-                "ours_into",
-                key,
-                None,
-            ));
-        }
-    }
-    rows
-}
-
-/// Prints the two-thread rows (wall-clock medians) and returns their JSON entries.
-fn two_thread_rows() -> Vec<String> {
-    let mut json = Vec::new();
-    println!(
-        "{:<34} {:>11} {:>11} {:>8} {:>12}",
-        "two threads (wall medians)", "ours 2t", "against", "ratio", "target"
-    );
-    let matmul_rows = TWO_THREAD_ROWS
-        .iter()
-        .map(|&(label, group, two, one, key, limit)| {
-            (
-                label.to_string(),
-                group.to_string(),
-                two,
-                one,
-                key.to_string(),
-                limit,
-            )
-        });
-    for (label, group, two_id, one_id, key, limit) in matmul_rows.chain(kernel_two_thread_rows()) {
-        let two = median_wall(&format!("{group}/{two_id}"));
-        let one = median_wall(&format!("{group}/{one_id}"));
-        let Some(r) = ratio(two, one) else { continue };
-        let target = match limit {
-            Some(limit) if r <= limit => format!("met ≤ {limit}"),
-            Some(limit) => format!("MISSED ≤ {limit}"),
-            None => String::new(),
-        };
-        println!(
-            "{:<34} {:>11} {:>11} {:>8.3} {:>12}",
-            label,
-            format_ns(two),
-            format_ns(one),
-            r,
-            target
-        );
-        json.push(json_entry(&key, r, 3));
-    }
-    json
-}
-
-/// `"key":value`, or `"key":null` when the value is not finite (a sample
-/// below the clock's resolution, as in `cargo test`'s single-iteration runs).
-pub(crate) fn json_entry(key: &str, value: f64, decimals: usize) -> String {
-    if value.is_finite() {
-        format!("\"{key}\":{value:.decimals$}")
-    } else {
-        format!("\"{key}\":null")
-    }
-}
-
 /// Prints the table and, last, the JSON object of ratios.
 pub(crate) fn report() {
     let mut json = Vec::new();
@@ -503,10 +207,12 @@ pub(crate) fn report() {
         let group = row.ours.rsplit_once('/').map_or("", |(g, _)| g);
         let ours = median(&row.ours);
         let nd = median(&format!("{group}/ndarray"));
-        // The third reference: memcpy, or for the matmul rows the naive loop,
-        // the four-call composition for softmax, the plain loop for index_select.
-        let mc = ["memcpy", "naive", "composition", "loop"]
+        // The third reference: memcpy, or for the matmul rows the naive loop
+        // (candle-core in the rows against it), the four-call composition for
+        // softmax, the plain loop for index_select.
+        let mc = ["candle", "memcpy", "naive", "composition", "loop"]
             .iter()
+            .filter(|&&reference| reference != "candle" || row.against == "candle")
             .find_map(|reference| median(&format!("{group}/{reference}")));
         let (vs_nd, vs_mc) = (ratio(ours, nd), ratio(ours, mc));
         let against = if row.against == "ndarray" {
@@ -542,8 +248,8 @@ pub(crate) fn report() {
         }
     }
     println!(
-        "memcpy|nv: the naive triple loop (nv) for the matmul rows 9 and 10, the four-call \
-         composition for softmax, the plain loop for index_select, memcpy otherwise; \
+        "memcpy|nv: the naive triple loop (nv) for the matmul rows 9 and 10 (candle-core in \
+         their `vs candle` rows), the four-call composition for softmax, the plain loop for index_select, memcpy otherwise; \
          * naive timed on {NAIVE_BATCHES} of {} batches, scaled by {}",
         ATTN[0],
         ATTN[0] / NAIVE_BATCHES

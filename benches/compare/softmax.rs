@@ -14,8 +14,7 @@
 //! table; `loop` extends a reserved `Vec` with each row's slice.
 
 use super::harness::*;
-use super::matmul::TWO;
-use super::report::{Row, row};
+use super::table::{Row, row};
 use criterion::Criterion;
 use llm_from_scratch::prelude::*;
 use ndarray::{Array3, Axis};
