@@ -5,7 +5,7 @@ a table and, on the last line, one JSON object.
 
 Cases (every time is the median of many calls after warm-up; `--runs R` repeats
 the whole suite R times and reports the median over runs, with the load average
-seen at each run):
+seen at each run and the cores other processes kept busy meanwhile, from /proc/stat):
 
 - `matmul512_{f32,f64}`: `a @ b`, both [512, 512] contiguous.
 - `matmul512_t_{f32,f64}`: `x @ w.t()`, the right operand a transposed view of a
@@ -161,8 +161,16 @@ def bandwidth(scale: float) -> dict:
     return result
 
 
+def busy_seconds() -> float:
+    """CPU seconds all processes spent busy since boot (/proc/stat: all but idle, iowait)."""
+    with open("/proc/stat") as f:
+        fields = [int(v) for v in f.readline().split()[1:]]
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
 def one_run(model, weight_bytes: int, scale: float) -> dict:
     row = {"load_start": os.getloadavg()[0]}
+    wall0, busy0, own0 = time.perf_counter(), busy_seconds(), sum(os.times()[:2])
     row.update(bandwidth(scale))
     for t in THREADS:
         torch.set_num_threads(t)
@@ -174,6 +182,9 @@ def one_run(model, weight_bytes: int, scale: float) -> dict:
         bw = row[f"bandwidth_torch_{t}t_gbs"]
         row[f"gpt2_decode_bound_tok_s_{t}t"] = bw * 1e9 / weight_bytes
     row["load_end"] = os.getloadavg()[0]
+    # Cores the other processes kept busy during this run, on average (0 = quiet machine).
+    wall = time.perf_counter() - wall0
+    row["others_busy_cores"] = (busy_seconds() - busy0 - (sum(os.times()[:2]) - own0)) / wall
     return row
 
 
@@ -214,9 +225,14 @@ def main() -> int:
     runs = []
     for r in range(args.runs):
         runs.append(one_run(model, weight_bytes, scale))
-        print(f"run {r + 1}/{args.runs}: load {runs[-1]['load_start']:.2f} -> {runs[-1]['load_end']:.2f}", file=sys.stderr)
+        last = runs[-1]
+        print(
+            f"run {r + 1}/{args.runs}: load {last['load_start']:.2f} -> {last['load_end']:.2f}, "
+            f"other processes busy {last['others_busy_cores']:.2f} cores",
+            file=sys.stderr,
+        )
     result = {k: statistics.median(run[k] for run in runs) for k in runs[0]}
-    result["loads"] = [[run["load_start"], run["load_end"]] for run in runs]
+    result["loads"] = [[run["load_start"], run["load_end"], run["others_busy_cores"]] for run in runs]
     result.update(
         runs=args.runs,
         gpt2_params=params,
@@ -228,7 +244,7 @@ def main() -> int:
         date=time.strftime("%Y-%m-%d %H:%M"),
     )
     print(table(result))
-    print(f"loads (1-min avg, start/end of each run): {result['loads']}")
+    print(f"loads (1-min avg at start, at end, other processes' busy cores) per run: {result['loads']}")
     print(json.dumps({k: (round(v, 6) if isinstance(v, float) else v) for k, v in result.items()}))
     return 0
 
