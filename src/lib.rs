@@ -54,7 +54,7 @@ pub mod prelude {
         AsView, Axes1, Axes2, Axes3, Axes4, Axes5, Axes6, Axes7, Axes8, AxisList, BroadcastRank,
         DynTensor, DynView, Error, Float, InsertAxis, KeepDim, LayoutTrace, MatrixRank, Rank,
         RankAtMost, ReduceDim, RemoveAxis, RemoveDim, Tensor, TensorError, TensorOpError,
-        TensorViewError, View, copying_transpose,
+        TensorViewError, View, ViewMut, copying_transpose,
     };
 }
 

@@ -300,3 +300,57 @@ fn ranked_view_operations_reach_both_ends_of_the_rank_table() -> TestResult {
     assert_eq!(scalar_mut.get([]), Ok(0.0));
     Ok(())
 }
+
+/// `nth`, `nth_back`, `count` and `last` jump: on an axis of 2^60 indices
+/// (a broadcast) they return at once, and agree with stepping on a small one.
+#[test]
+fn axis_iterators_jump_to_an_index() -> TestResult {
+    let row = Tensor::from_vec([1, 4], vec![1.0, 2.0, 3.0, 4.0])?;
+    let tall = row.view().broadcast_to([1 << 60, 4])?;
+    let mut rows = tall.axis_iter(0)?;
+    let far = rows.nth((1 << 60) - 2).map(|piece| piece.base_offset());
+    assert_eq!((far, rows.len()), (Some(0), 1));
+    assert_eq!(tall.axis_iter(0)?.count(), 1 << 60);
+    let mut chunks = tall.axis_chunks_iter(0, 3)?;
+    let last = chunks.nth_back(1).map(|piece| *piece.shape());
+    assert_eq!(last, Some([3, 4]));
+    assert_eq!(
+        tall.axis_chunks_iter(0, 3)?.last().map(|p| p.shape()[0]),
+        Some(1)
+    );
+
+    let owner = Tensor::from_vec([5, 2], (0..10).map(f64::from).collect())?;
+    let firsts = |mut it: llm_from_scratch::tensor::AxisIter<View<'_, 1>>, n| {
+        it.nth(n)
+            .map(|p| p.as_contiguous_slice().map(<[f64]>::to_vec))
+    };
+    for n in 0..7 {
+        // One `next` at a time: the walk `nth` must agree with.
+        let mut walk = owner.view().axis_iter(0)?;
+        for _ in 0..n {
+            let _ = walk.next();
+        }
+        let stepped = walk
+            .next()
+            .map(|p| p.as_contiguous_slice().map(<[f64]>::to_vec));
+        assert_eq!(firsts(owner.view().axis_iter(0)?, n), stepped);
+        let back = owner
+            .view()
+            .axis_iter(0)?
+            .nth_back(n)
+            .map(|p| p.base_offset());
+        let stepped_back = owner
+            .view()
+            .axis_iter(0)?
+            .rev()
+            .nth(n)
+            .map(|p| p.base_offset());
+        assert_eq!(back, stepped_back);
+    }
+    let mut both = owner.view().axis_iter(0)?;
+    assert_eq!(both.nth(1).map(|p| p.base_offset()), Some(2));
+    assert_eq!(both.nth_back(1).map(|p| p.base_offset()), Some(6));
+    assert_eq!(both.len(), 1);
+    assert!(both.nth(5).is_none() && both.next_back().is_none());
+    Ok(())
+}

@@ -2,7 +2,7 @@
 //! each flag at most once, `-h` / `--help`. Every problem is a sentence for
 //! a person, never a panic; what a value means is the caller's business.
 //!
-//! Included by `attention_heads` and `minilm_attention` with
+//! Included by `attention_heads`, `minilm_attention` and `gpt2` with
 //! `#[path = "../common/flags.rs"] mod flags;` (see `examples/common/README.md`).
 
 use std::ffi::OsString;

@@ -2,6 +2,7 @@
 
 #[path = "../common/flags.rs"]
 mod flags;
+pub use flags::FlagsError;
 
 use std::path::PathBuf;
 
@@ -25,9 +26,13 @@ pub struct Args {
 pub const USAGE: &str = "usage: gpt2 [--model PATH] [--tokens ID,ID,...] [--generate N] [--dtype f32|f64] [--logits-out FILE] [--threads N]
   no --model: check the committed 2-layer fixture against transformers, then time GPT-2 small (seeded weights)";
 
-/// Parses the flags (without the program name); `Err` is one sentence.
-pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Args, String> {
-    let [model, tokens, generate, dtype, logits_out, threads] = flags::parse(
+/// Parses the flags (without the program name).
+///
+/// # Errors
+/// [`FlagsError::Help`] for `-h` / `--help`; [`FlagsError::Usage`], one
+/// sentence, for anything else that is not a valid set of flags.
+pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Args, FlagsError> {
+    let values = flags::parse(
         args,
         [
             "--model",
@@ -37,16 +42,21 @@ pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Args,
             "--logits-out",
             "--threads",
         ],
-    )
-    .map_err(|error| match error {
-        flags::FlagsError::Help => USAGE.to_string(),
-        flags::FlagsError::Usage(message) => message,
-    })?;
+    )?;
+    interpret(values).map_err(FlagsError::Usage)
+}
+
+/// The flags' values (in [`parse`]'s order) as [`Args`]; `Err` is one sentence.
+fn interpret(values: [Option<String>; 6]) -> Result<Args, String> {
+    let [model, tokens, generate, dtype, logits_out, threads] = values;
     let count = |flag: &str, value: &str| -> Result<usize, String> {
         value
             .parse()
             .map_err(|_| format!("{flag} needs a whole number, got `{value}`"))
     };
+    if tokens.as_deref().is_some_and(|list| list.trim().is_empty()) {
+        return Err("--tokens needs at least one id".to_string());
+    }
     let tokens = tokens
         .map(|list| {
             list.split(',')
@@ -54,8 +64,10 @@ pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Args,
                 .collect::<Result<Vec<_>, _>>()
         })
         .transpose()?;
-    if tokens.as_ref().is_some_and(Vec::is_empty) {
-        return Err("--tokens needs at least one id".to_string());
+    if tokens.is_some() && model.is_none() {
+        return Err(
+            "--tokens needs --model (without it the self-check runs on its own prompt)".to_string(),
+        );
     }
     let f64 = match dtype.as_deref() {
         None | Some("f32") => false,

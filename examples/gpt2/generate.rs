@@ -42,7 +42,10 @@ pub fn generate<F: Element>(
     cache: &mut KvCache<F>,
     keep: Keep,
 ) -> Result<Generation<F>, ModelError> {
-    if prompt.len() > cache.capacity() || prompt.is_empty() {
+    if prompt.is_empty() {
+        return Err(ModelError::EmptyPrompt);
+    }
+    if prompt.len() > cache.capacity() {
         return Err(ModelError::PromptTooLong {
             length: prompt.len(),
             context: cache.capacity(),
@@ -63,7 +66,9 @@ pub fn generate<F: Element>(
     };
     let prefill = started.elapsed();
     let started = Instant::now();
-    let mut ids = Vec::with_capacity(steps);
+    // At most the cache's free positions (+1: the last one needs no room).
+    let room = cache.capacity() - prompt.len() + 1;
+    let mut ids = Vec::with_capacity(steps.min(room));
     let mut step_logits = keep.step_logits.then(Vec::new);
     let mut stopped = None;
     while ids.len() < steps {

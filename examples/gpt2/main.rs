@@ -34,7 +34,11 @@ const TOLERANCE: f64 = 1e-4;
 fn main() -> ExitCode {
     let args = match args::parse(std::env::args_os().skip(1)) {
         Ok(args) => args,
-        Err(message) => {
+        Err(args::FlagsError::Help) => {
+            println!("{}", args::USAGE);
+            return ExitCode::SUCCESS;
+        }
+        Err(args::FlagsError::Usage(message)) => {
             eprintln!("{message}");
             return ExitCode::from(2);
         }
@@ -151,7 +155,7 @@ fn run<F: Element>(
 ) -> Result<bool, ModelError> {
     let config = params.config;
     let model = Gpt2 { params };
-    let capacity = (prompt.len() + steps).min(config.context);
+    let capacity = prompt.len().saturating_add(steps).min(config.context);
     if prompt.len() > config.context {
         return Err(ModelError::PromptTooLong {
             length: prompt.len(),

@@ -181,6 +181,22 @@ fn bad_prompts_and_lengths_are_typed_errors() {
     let prompt: Vec<usize> = (0..60).collect();
     let run = generate(&model, &prompt, 10, &mut cache, Keep::default()).expect("runs");
     assert_eq!(run.ids.len(), 5);
+    // A step count no memory could hold is capped by the context, not reserved.
+    let mut huge = KvCache::new(&config, config.context).expect("full");
+    let capped = generate(&model, &prompt, usize::MAX, &mut huge, Keep::default()).expect("runs");
+    assert_eq!(capped.ids, run.ids);
+    let mut empty = KvCache::new(&config, 8).expect("small");
+    assert!(matches!(
+        generate(&model, &[], 1, &mut empty, Keep::default()),
+        Err(ModelError::EmptyPrompt)
+    ));
+    // n_head must divide the width (64): 0 and 3 are refused when the config is read.
+    for heads in [0, 3] {
+        assert!(matches!(
+            config_of(&weights, heads),
+            Err(ModelError::Heads { heads: h, width: 64 }) if h == heads
+        ));
+    }
     assert!(
         run.stopped
             .as_deref()
@@ -192,7 +208,23 @@ fn bad_prompts_and_lengths_are_typed_errors() {
 
 #[test]
 fn bad_flags_are_one_sentence() {
-    let parse = |list: &[&str]| args::parse(list.iter().map(Into::into));
+    let parse = |list: &[&str]| {
+        args::parse(list.iter().map(Into::into)).map_err(|error| match error {
+            args::FlagsError::Usage(message) => message,
+            args::FlagsError::Help => "help".to_string(),
+        })
+    };
+    assert_eq!(parse(&["--help"]).unwrap_err(), "help");
+    assert!(
+        parse(&["--tokens="])
+            .unwrap_err()
+            .contains("at least one id")
+    );
+    assert!(
+        parse(&["--tokens", "1,2"])
+            .unwrap_err()
+            .contains("needs --model")
+    );
     assert!(
         parse(&["--dtype", "f16"])
             .unwrap_err()
@@ -209,7 +241,17 @@ fn bad_flags_are_one_sentence() {
             .contains("at least 1")
     );
     assert!(parse(&["--frobnicate"]).unwrap_err().contains("unknown"));
-    let ok = parse(&["--tokens", "464, 3290", "--generate", "3", "--dtype", "f64"]).expect("valid");
+    let ok = parse(&[
+        "--model",
+        "m.safetensors",
+        "--tokens",
+        "464, 3290",
+        "--generate",
+        "3",
+        "--dtype",
+        "f64",
+    ])
+    .expect("valid");
     assert_eq!(
         (ok.tokens, ok.generate, ok.f64),
         (Some(vec![464, 3290]), Some(3), true)

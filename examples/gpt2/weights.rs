@@ -41,6 +41,13 @@ pub enum ModelError {
     /// The file is not a safetensors file, or is truncated.
     #[error("{0}")]
     File(WeightsError),
+    /// `n_head` is zero or does not divide the width (heads split `C`
+    /// into `H` equal parts of `D = C / H`).
+    #[error("n_head = {heads} does not divide the model width n_embd = {width} into equal heads")]
+    Heads { heads: usize, width: usize },
+    /// The prompt has no token: there is nothing to continue.
+    #[error("the prompt is empty: give at least one token id")]
+    EmptyPrompt,
     /// The prompt does not fit the context.
     #[error("the prompt has {length} tokens, the model's context is {context}")]
     PromptTooLong { length: usize, context: usize },
@@ -133,6 +140,10 @@ fn expected_shapes(config: &Config) -> (Shapes<2>, Shapes<1>) {
 
 /// The configuration a weights file implies: `C` and `V` from `wte`, `P`
 /// from `wpe`, the layer count from the `h.{i}` keys, `heads` given.
+///
+/// # Errors
+/// [`ModelError::Missing`] / [`ModelError::Read`] for `wte` or `wpe`;
+/// [`ModelError::Heads`] if `heads` is 0 or does not divide the width.
 pub fn config_of(weights: &Weights<'_>, heads: usize) -> Result<Config, ModelError> {
     let names = weights.names();
     let prefix = if names.iter().any(|n| n.starts_with("transformer.")) {
@@ -158,6 +169,12 @@ pub fn config_of(weights: &Weights<'_>, heads: usize) -> Result<Config, ModelErr
     let layers = (0..)
         .take_while(|i| names.contains(&format!("{prefix}h.{i}.ln_1.weight").as_str()))
         .count();
+    if heads == 0 || !wte[1].is_multiple_of(heads) {
+        return Err(ModelError::Heads {
+            heads,
+            width: wte[1],
+        });
+    }
     Ok(Config {
         layers,
         heads,

@@ -220,9 +220,13 @@ pub enum TensorViewError {
         /// The axis given.
         axis: usize,
     },
-    /// A mutable view whose layout reaches one stored value from two coordinates.
+    /// A mutable view whose layout may reach one stored value from two
+    /// coordinates. The check is sufficient, not exact: it accepts layouts
+    /// whose axes, sorted by stride, each step over the span of the smaller
+    /// ones, and refuses every other (so some interleaved layouts that do
+    /// not overlap are refused too).
     #[error(
-        "mutable view: the layout (shape {shape:?}, strides {strides:?}) reaches some stored value twice; a mutable view must not overlap itself"
+        "mutable view: the layout (shape {shape:?}, strides {strides:?}) may reach a stored value twice (its axes, sorted by stride, do not each step past the smaller ones); a mutable view must not overlap itself"
     )]
     OverlappingMutableView {
         /// The shape given.

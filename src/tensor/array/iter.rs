@@ -73,6 +73,20 @@ impl<V> Iterator for AxisIter<V> {
         let left = self.back - self.front;
         (left, Some(left))
     }
+
+    // Jumps: the skipped pieces are never built (an axis may have 2^62 indices).
+    fn nth(&mut self, n: usize) -> Option<V> {
+        self.front = self.front.saturating_add(n).min(self.back);
+        self.next()
+    }
+
+    fn count(self) -> usize {
+        self.back - self.front
+    }
+
+    fn last(mut self) -> Option<V> {
+        self.next_back()
+    }
 }
 
 impl<V> DoubleEndedIterator for AxisIter<V> {
@@ -81,6 +95,11 @@ impl<V> DoubleEndedIterator for AxisIter<V> {
             self.back -= 1;
             self.at(self.back)
         })
+    }
+
+    fn nth_back(&mut self, n: usize) -> Option<V> {
+        self.back = self.back.saturating_sub(n).max(self.front);
+        self.next_back()
     }
 }
 
@@ -145,6 +164,20 @@ impl<V> Iterator for AxisChunksIter<V> {
         let left = self.back - self.front;
         (left, Some(left))
     }
+
+    // Jumps: the skipped pieces are never built (an axis may have 2^62 indices).
+    fn nth(&mut self, n: usize) -> Option<V> {
+        self.front = self.front.saturating_add(n).min(self.back);
+        self.next()
+    }
+
+    fn count(self) -> usize {
+        self.back - self.front
+    }
+
+    fn last(mut self) -> Option<V> {
+        self.next_back()
+    }
 }
 
 impl<V> DoubleEndedIterator for AxisChunksIter<V> {
@@ -153,6 +186,11 @@ impl<V> DoubleEndedIterator for AxisChunksIter<V> {
             self.back -= 1;
             self.chunk(self.back)
         })
+    }
+
+    fn nth_back(&mut self, n: usize) -> Option<V> {
+        self.back = self.back.saturating_sub(n).max(self.front);
+        self.next_back()
     }
 }
 

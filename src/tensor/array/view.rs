@@ -21,7 +21,8 @@ macro_rules! ranked_setup {
 }
 
 /// Anything that can be read as a rank-`R` [`View`]: a [`Tensor`], a
-/// `View`, a `ViewMut`, or a reference to one of them. Every operation
+/// `View`, or a reference to one of them. (A `ViewMut` is not: its storage
+/// is `&[Cell<T>]`, not the `&[T]` a `View` borrows.) Every operation
 /// takes its operands as `&impl AsView<R, T>`, so `matmul(&x, &w)` works on
 /// owners and views without `.view()` at each call (ndarray's `AsArray`).
 ///

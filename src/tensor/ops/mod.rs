@@ -7,8 +7,9 @@
 //! inferred at the call site: `sum_axis(&v3, 1, RemoveDim)?` is a
 //! `Tensor<2>`, `map_binary(&tokens2, &bias1, f)?` a `Tensor<2>`. Every op
 //! has an `_into` twin that writes into a caller's tensor so hot loops can
-//! reuse buffers. Operands are `&impl AsView<R, T>`: tensors, views and
-//! mutable views alike. The dynamic API (`tensor::dynamic`) calls the same
+//! reuse buffers. Operands are `&impl AsView<R, T>`: tensors and views alike
+//! (a `ViewMut` is read through `reborrow().materialize()` or written to
+//! with its own in-place methods; it is not an `AsView`). The dynamic API (`tensor::dynamic`) calls the same
 //! rank-erased cores defined here.
 //!
 //! # Data movement and fused operations
