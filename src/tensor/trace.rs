@@ -64,16 +64,43 @@ pub struct LayoutTrace {
 
 impl LayoutTrace {
     /// An empty table.
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::LayoutTrace;
+    /// assert!(LayoutTrace::new().rows().is_empty());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn new() -> Self {
         Self::default()
     }
 
     /// The rows so far.
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::{LayoutTrace, Tensor};
+    /// let owner = Tensor::from_vec([2, 3], vec![10.0, 11.0, 12.0, 20.0, 21.0, 22.0])?;
+    /// let mut trace = LayoutTrace::new();
+    /// trace.owner("base", &owner).view("row 1", &owner.view().select(0, 1)?);
+    /// let row = &trace.rows()[1];
+    /// assert_eq!((row.shape.as_slice(), row.base_offset, row.storage.as_str()), (&[3][..], 3, "shares base"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn rows(&self) -> &[TraceRow] {
         &self.rows
     }
 
     /// Adds a row "new owner `label`" for an owner and remembers its storage.
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::{LayoutTrace, Tensor};
+    /// let owner = Tensor::from_vec([2, 3], vec![10.0, 11.0, 12.0, 20.0, 21.0, 22.0])?;
+    /// let mut trace = LayoutTrace::new();
+    /// trace.owner("base", &owner);
+    /// let row = &trace.rows()[0];
+    /// assert_eq!((row.strides.as_slice(), row.contiguous), (&[3, 1][..], true));
+    /// assert_eq!(row.storage, "new owner base");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn owner<const R: usize, T>(&mut self, label: &str, tensor: &Tensor<R, T>) -> &mut Self {
         self.register(label, tensor.as_slice());
         self.push(true, label, tensor.as_slice(), &tensor.layout)
@@ -81,16 +108,51 @@ impl LayoutTrace {
 
     /// Adds a row for a view: "shares `owner`" when it borrows the storage of
     /// an owner added before, otherwise "borrows unregistered storage".
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::{LayoutTrace, Tensor};
+    /// let owner = Tensor::from_vec([2, 3], vec![10.0, 11.0, 12.0, 20.0, 21.0, 22.0])?;
+    /// let other = Tensor::from_vec([2], vec![1.0, 2.0])?;
+    /// let mut trace = LayoutTrace::new();
+    /// trace.owner("base", &owner);
+    /// trace.view("transpose", &owner.view().transpose(0, 1)?);
+    /// trace.view("other", &other.view());
+    /// assert_eq!(trace.rows()[1].offsets, (vec![0, 3, 1, 4, 2, 5], 6));
+    /// assert_eq!(trace.rows()[1].storage, "shares base");
+    /// assert_eq!(trace.rows()[2].storage, "borrows unregistered storage");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn view<const R: usize, T>(&mut self, label: &str, view: &View<'_, R, T>) -> &mut Self {
         self.push(false, label, view.data, &view.layout)
     }
 
     /// Adds a row for a dynamic view.
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::{DynTensor, LayoutTrace};
+    /// let owner = DynTensor::from_vec(vec![2, 2], vec![1.0, 2.0, 3.0, 4.0])?;
+    /// let mut trace = LayoutTrace::new();
+    /// trace.dyn_owner("base", &owner).dyn_view("permute", &owner.view().permute(&[1, 0])?);
+    /// let row = &trace.rows()[1];
+    /// assert_eq!((row.strides.as_slice(), row.contiguous), (&[1, 2][..], false));
+    /// assert_eq!(row.storage, "shares base");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn dyn_view<T>(&mut self, label: &str, view: &DynView<'_, T>) -> &mut Self {
         self.push(false, label, view.data, &view.layout)
     }
 
     /// Adds a row for an owner whose rank is known only at run time.
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::{DynTensor, LayoutTrace};
+    /// let owner = DynTensor::from_vec(vec![1, 1, 2], vec![1.0, 2.0])?;
+    /// let mut trace = LayoutTrace::new();
+    /// trace.dyn_owner("base", &owner);
+    /// assert_eq!(trace.rows()[0].shape, vec![1, 1, 2]);
+    /// assert_eq!(trace.rows()[0].storage, "new owner base");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn dyn_owner<T>(&mut self, label: &str, tensor: &DynTensor<T>) -> &mut Self {
         self.register(label, tensor.as_slice());
         self.push(true, label, tensor.as_slice(), &tensor.layout)
@@ -98,12 +160,34 @@ impl LayoutTrace {
 
     /// Names a borrowed buffer that is not a [`Tensor`] (a weights file, a
     /// caller's `Vec`) without adding a row, so views of it say "shares `label`".
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::{LayoutTrace, View};
+    /// let buffer = vec![1.0, 2.0, 3.0, 4.0];
+    /// let mut trace = LayoutTrace::new();
+    /// trace.source("buffer", &buffer);
+    /// trace.view("as [2, 2]", &View::<2>::from_parts(&buffer, [2, 2], [2, 1], 0)?);
+    /// assert_eq!(trace.rows().len(), 1); // `source` adds no row
+    /// assert_eq!(trace.rows()[0].storage, "shares buffer");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn source<T>(&mut self, label: &str, storage: &[T]) -> &mut Self {
         self.register(label, storage);
         self
     }
 
     /// Adds a row for a rejected request, with the error's message.
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::{LayoutTrace, Tensor};
+    /// let owner = Tensor::from_vec([2, 3], vec![10.0, 11.0, 12.0, 20.0, 21.0, 22.0])?;
+    /// let mut trace = LayoutTrace::new();
+    /// let error = owner.view().reshape([4]).map(|_| ()).unwrap_err(); // 6 values, not 4
+    /// trace.rejected("reshape [4]", &error);
+    /// assert!(trace.rows()[0].rejected);
+    /// assert_eq!(trace.rows()[0].storage, format!("rejected: {error}"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn rejected(&mut self, label: &str, error: &dyn Display) -> &mut Self {
         self.rows.push(TraceRow {
             label: label.to_string(),

@@ -116,6 +116,17 @@ pub enum Weight<'a, const R: usize, T> {
 
 impl<const R: usize, T> Weight<'_, R, T> {
     /// The tensor as a view, whichever way it is stored.
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::weights::{AlignedBytes, Weights};
+    /// # let values: Vec<u8> = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+    /// # let bytes = safetensors::serialize(
+    /// #     [("w", safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![2, 3], &values)?)], None)?;
+    /// let buffer = AlignedBytes::from_bytes(&bytes);
+    /// let w = Weights::parse(buffer.as_bytes())?.get::<2, f32>("w")?;
+    /// assert_eq!(w.view().get([1, 2])?, &6.0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn view(&self) -> View<'_, R, T> {
         match self {
             Weight::Borrowed(view) => *view,
@@ -124,6 +135,16 @@ impl<const R: usize, T> Weight<'_, R, T> {
     }
 
     /// Whether no value was copied.
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::weights::{AlignedBytes, Weights};
+    /// # let values: Vec<u8> = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+    /// # let bytes = safetensors::serialize(
+    /// #     [("w", safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![2, 3], &values)?)], None)?;
+    /// let buffer = AlignedBytes::from_bytes(&bytes); // 8-byte aligned: f32 values borrow
+    /// assert!(Weights::parse(buffer.as_bytes())?.get::<2, f32>("w")?.is_borrowed());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn is_borrowed(&self) -> bool {
         matches!(self, Weight::Borrowed(_))
     }
@@ -148,6 +169,18 @@ impl<'a> Weights<'a> {
     /// # Errors
     /// [`WeightsError::Parse`] for a truncated or corrupt buffer (the
     /// safetensors crate validates the header, offsets and lengths).
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::weights::{AlignedBytes, Weights, WeightsError};
+    /// # let values: Vec<u8> = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+    /// # let bytes = safetensors::serialize(
+    /// #     [("w", safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![2, 3], &values)?)], None)?;
+    /// let buffer = AlignedBytes::from_bytes(&bytes);
+    /// assert_eq!(Weights::parse(buffer.as_bytes())?.names(), vec!["w"]);
+    /// let truncated = &buffer.as_bytes()[..4]; // shorter than the 8-byte header length
+    /// assert!(matches!(Weights::parse(truncated), Err(WeightsError::Parse { .. })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn parse(bytes: &'a [u8]) -> Result<Self, WeightsError> {
         let tensors = SafeTensors::deserialize(bytes).map_err(|error| WeightsError::Parse {
             message: error.to_string(),
@@ -156,6 +189,21 @@ impl<'a> Weights<'a> {
     }
 
     /// The tensor names in the file, sorted.
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::weights::{AlignedBytes, Weights};
+    /// let (a, b) = ([0u8; 8], [0u8; 4]);
+    /// let bytes = safetensors::serialize(
+    ///     [
+    ///         ("wte", safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![2], &a)?),
+    ///         ("b", safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![1], &b)?),
+    ///     ],
+    ///     None,
+    /// )?;
+    /// let buffer = AlignedBytes::from_bytes(&bytes);
+    /// assert_eq!(Weights::parse(buffer.as_bytes())?.names(), vec!["b", "wte"]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn names(&self) -> Vec<&str> {
         let mut names = self.tensors.names();
         names.sort_unstable();
@@ -171,6 +219,23 @@ impl<'a> Weights<'a> {
     /// then [`WeightsError::RankMismatch`], then
     /// [`WeightsError::ByteLengthMismatch`]; a failed copy allocation as
     /// [`WeightsError::View`].
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::weights::{AlignedBytes, Weights, WeightsError};
+    /// # let values: Vec<u8> = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+    /// # let bytes = safetensors::serialize(
+    /// #     [("w", safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![2, 3], &values)?)], None)?;
+    /// let buffer = AlignedBytes::from_bytes(&bytes);
+    /// let weights = Weights::parse(buffer.as_bytes())?;
+    /// assert_eq!(weights.get::<2, f32>("w")?.view().get([0, 1])?, &2.0);
+    /// assert!(matches!(weights.get::<2, f32>("bias"), Err(WeightsError::MissingTensor { .. })));
+    /// assert!(matches!(weights.get::<2, f64>("w"), Err(WeightsError::WrongDtype { .. })));
+    /// assert!(matches!(
+    ///     weights.get::<1, f32>("w"),
+    ///     Err(WeightsError::RankMismatch { expected: 1, actual: 2, .. })
+    /// ));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn get<const R: usize, T: SafetensorsElement>(
         &self,
         name: &str,
@@ -249,6 +314,14 @@ pub struct AlignedBytes {
 
 impl AlignedBytes {
     /// Copies `bytes` into an aligned buffer.
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::weights::AlignedBytes;
+    /// let buffer = AlignedBytes::from_bytes(&[1, 2, 3]);
+    /// assert_eq!(buffer.as_bytes(), &[1, 2, 3]);
+    /// assert_eq!(buffer.as_bytes().as_ptr() as usize % 8, 0);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn from_bytes(bytes: &[u8]) -> Self {
         let mut words = vec![0_u64; bytes.len().div_ceil(8)];
         bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
@@ -262,11 +335,28 @@ impl AlignedBytes {
     ///
     /// # Errors
     /// Any I/O error of reading the file.
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::weights::AlignedBytes;
+    /// let path = std::env::temp_dir().join(format!("aligned-bytes-doc-{}.bin", std::process::id()));
+    /// std::fs::write(&path, [7u8, 8, 9])?;
+    /// let buffer = AlignedBytes::read(&path);
+    /// std::fs::remove_file(&path)?;
+    /// assert_eq!(buffer?.as_bytes(), &[7, 8, 9]);
+    /// assert!(AlignedBytes::read(&path).is_err()); // the file is gone
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn read(path: impl AsRef<Path>) -> std::io::Result<Self> {
         Ok(Self::from_bytes(&std::fs::read(path)?))
     }
 
     /// The bytes.
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::weights::AlignedBytes;
+    /// assert_eq!(AlignedBytes::from_bytes(b"abc").as_bytes(), b"abc");
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn as_bytes(&self) -> &[u8] {
         &bytemuck::cast_slice::<u64, u8>(&self.words)[..self.len]
     }

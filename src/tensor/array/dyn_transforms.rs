@@ -11,6 +11,8 @@ macro_rules! dynamic_transforms {
         /// `TensorError::RankMismatch` for an index of the wrong length;
         /// `TensorError::IndexOutOfBounds` for the first axis out of range
         /// (both as `TensorViewError::Tensor`).
+        ///
+        #[doc = concat!("```\n", $setup, "\nassert_eq!(", $view, ".storage_offset(&[1, 2])?, 5);\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
         pub fn storage_offset(
             &self,
             index: &[usize],
@@ -38,6 +40,8 @@ macro_rules! dynamic_transforms {
         ///
         /// # Errors
         /// `ShapeOverflow`, `ReshapeElementCountMismatch`, then `NonStrideCompatibleReshape`.
+        ///
+        #[doc = concat!("```\nuse llm_from_scratch::tensor::TensorViewError;\n", $setup, "\nassert_eq!(", $view, ".reshape_strided(&[3, 2])?.strides(), &[2, 1]);\nlet transposed = ", $view, ".permute(&[1, 0])?;\nassert!(matches!(transposed.reshape_strided(&[6]), Err(TensorViewError::NonStrideCompatibleReshape { .. })));\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
         pub fn reshape_strided(
             $($recv)* $s,
             shape: &[usize],
@@ -65,6 +69,8 @@ macro_rules! dynamic_transforms {
         ///
         /// # Errors
         /// `AxisOutOfBounds`, then `SplitAxisMismatch`.
+        ///
+        #[doc = concat!("```\nuse llm_from_scratch::tensor::TensorViewError;\n", $setup, "\nlet split = ", $view, ".reshape(&[6])?.split_axis(0, [2, 3])?;\nassert_eq!((split.shape(), split.strides()), (&[2, 3][..], &[3, 1][..]));\nassert!(matches!(", $view, ".split_axis(1, [2, 2]), Err(TensorViewError::SplitAxisMismatch { .. })));\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
         pub fn split_axis(
             $($recv)* $s,
             axis: usize,
@@ -78,6 +84,8 @@ macro_rules! dynamic_transforms {
         ///
         /// # Errors
         /// `AxisOutOfBounds` (naming `axis + 1`), then `NonMergeableAxes`.
+        ///
+        #[doc = concat!("```\nuse llm_from_scratch::tensor::TensorViewError;\n", $setup, "\nlet flat = ", $view, ".merge_axes(0)?;\nassert_eq!((flat.shape(), flat.strides()), (&[6][..], &[1][..]));\nlet transposed = ", $view, ".permute(&[1, 0])?;\nassert!(matches!(transposed.merge_axes(0), Err(TensorViewError::NonMergeableAxes { .. })));\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
         pub fn merge_axes(
             $($recv)* $s,
             axis: usize,
@@ -90,6 +98,8 @@ macro_rules! dynamic_transforms {
         ///
         /// # Errors
         /// `AxisOutOfBounds` if `axis > rank`.
+        ///
+        #[doc = concat!("```\nuse llm_from_scratch::tensor::TensorViewError;\n", $setup, "\nassert_eq!(", $view, ".unsqueeze(0)?.shape(), &[1, 2, 3]);\nassert!(matches!(", $view, ".unsqueeze(3), Err(TensorViewError::AxisOutOfBounds { .. })));\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
         pub fn unsqueeze(
             $($recv)* $s,
             axis: usize,
@@ -102,6 +112,8 @@ macro_rules! dynamic_transforms {
         ///
         /// # Errors
         /// `AxisOutOfBounds`, then `SqueezeNonUnitAxis`.
+        ///
+        #[doc = concat!("```\nuse llm_from_scratch::tensor::TensorViewError;\n", $setup, "\nassert_eq!(", $view, ".unsqueeze(1)?.squeeze(1)?.shape(), &[2, 3]);\nassert!(matches!(", $view, ".squeeze(0), Err(TensorViewError::SqueezeNonUnitAxis { .. })));\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
         pub fn squeeze(
             $($recv)* $s,
             axis: usize,

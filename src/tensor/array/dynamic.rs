@@ -16,16 +16,37 @@ use crate::tensor::shape::layout::Layout;
 macro_rules! dynamic_getters {
     () => {
         /// The extent of every axis.
+        ///
+        /// ```
+        /// use llm_from_scratch::tensor::DynTensor;
+        /// let d = DynTensor::<f64>::zeros(vec![2, 3])?;
+        /// assert_eq!(d.view().permute(&[1, 0])?.shape(), &[3, 2]);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
         pub fn shape(&self) -> &[usize] {
             self.layout.shape()
         }
 
         /// The storage step of every axis, in elements (row-major for an owner).
+        ///
+        /// ```
+        /// use llm_from_scratch::tensor::DynTensor;
+        /// let d = DynTensor::<f64>::zeros(vec![2, 3])?;
+        /// assert_eq!(d.strides(), &[3, 1]);
+        /// assert_eq!(d.view().permute(&[1, 0])?.strides(), &[1, 3]);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
         pub fn strides(&self) -> &[usize] {
             self.layout.strides()
         }
 
         /// The number of axes.
+        ///
+        /// ```
+        /// use llm_from_scratch::tensor::DynTensor;
+        /// assert_eq!(DynTensor::<f64>::zeros(vec![1, 2, 3])?.rank(), 3);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
         pub fn rank(&self) -> usize {
             self.layout.rank()
         }
@@ -116,6 +137,15 @@ impl<T> DynTensor<T> {
     ///
     /// # Errors
     /// As for [`DynTensor::get`].
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::{dynamic::DynTensor, TensorError};
+    /// let mut d = DynTensor::from_vec(vec![2], vec![1.0, 2.0])?;
+    /// *d.get_mut(&[1])? += 10.0;
+    /// assert_eq!(d.as_slice(), &[1.0, 12.0]);
+    /// assert!(matches!(d.get_mut(&[2]), Err(TensorError::IndexOutOfBounds { .. })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn get_mut(&mut self, index: &[usize]) -> Result<&mut T, TensorError> {
         let offset = self.layout.offset(index)?;
         Ok(&mut self.values[offset])
@@ -162,6 +192,14 @@ impl<T> DynTensor<T> {
     /// Borrows the whole tensor as a contiguous [`DynView`] (no copy; no
     /// allocation up to rank 12).
     #[must_use]
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::dynamic::DynTensor;
+    /// let d = DynTensor::from_vec(vec![2, 2], vec![1.0, 2.0, 3.0, 4.0])?;
+    /// let v = d.view();
+    /// assert_eq!((v.shape(), v.strides(), v.as_contiguous_slice()), (&[2, 2][..], &[2, 1][..], Some(d.as_slice())));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn view(&self) -> DynView<'_, T> {
         DynView {
             data: &self.values,
@@ -191,6 +229,13 @@ impl<T: Clone> DynTensor<T> {
     ///
     /// # Errors
     /// As for [`DynTensor::full`].
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::dynamic::DynTensor;
+    /// let d = DynTensor::<f64>::zeros(vec![2, 1, 2])?;
+    /// assert_eq!((d.shape(), d.as_slice()), (&[2, 1, 2][..], &[0.0; 4][..]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn zeros(shape: Vec<usize>) -> Result<Self, TensorError>
     where
         T: Default,
@@ -387,6 +432,17 @@ impl<T: Copy + Send + Sync> DynView<'_, T> {
     ///
     /// # Errors
     /// [`TensorViewError::OutputShapeMismatch`] if `out` has another shape.
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::{dynamic::DynTensor, TensorViewError};
+    /// let d = DynTensor::from_vec(vec![2, 2], vec![1.0, 2.0, 3.0, 4.0])?;
+    /// let mut out = DynTensor::<f64>::zeros(vec![2, 2])?;
+    /// d.view().transpose(0, 1)?.materialize_into(&mut out)?;
+    /// assert_eq!(out.as_slice(), &[1.0, 3.0, 2.0, 4.0]);
+    /// let mut wrong = DynTensor::<f64>::zeros(vec![4])?;
+    /// assert!(matches!(d.view().materialize_into(&mut wrong), Err(TensorViewError::OutputShapeMismatch { .. })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn materialize_into(&self, out: &mut DynTensor<T>) -> Result<(), TensorViewError> {
         materialized_into(self.data, &self.layout, out.layout.shape(), &mut out.values)
     }

@@ -32,6 +32,14 @@ impl<T> DynTensor<T> {
     /// Borrows the whole tensor as a [`DynViewMut`] (no copy; no
     /// allocation up to rank 12).
     #[must_use]
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::dynamic::DynTensor;
+    /// let mut d = DynTensor::from_vec(vec![2, 2], vec![1.0, 2.0, 3.0, 4.0])?;
+    /// d.view_mut().set(&[1, 0], 9.0)?;
+    /// assert_eq!(d.as_slice(), &[1.0, 2.0, 9.0, 4.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn view_mut(&mut self) -> DynViewMut<'_, T> {
         let layout = self.layout.clone();
         DynViewMut {
@@ -75,6 +83,17 @@ impl<'a, T> DynViewMut<'a, T> {
     /// # Errors
     /// `StridesLengthMismatch`, then as for
     /// [`ViewMut::from_parts`](super::view_mut::ViewMut::from_parts).
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::{dynamic::DynViewMut, TensorViewError};
+    /// let mut data = vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+    /// let mut v = DynViewMut::from_parts(&mut data, vec![3, 2], vec![1, 3], 0)?; // transposed
+    /// v.set(&[2, 1], 60.0)?;
+    /// assert_eq!(data[5], 60.0);
+    /// let repeated = DynViewMut::from_parts(&mut data, vec![2, 3], vec![0, 1], 0);
+    /// assert!(matches!(repeated, Err(TensorViewError::OverlappingMutableView { .. })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn from_parts(
         data: &'a mut [T],
         shape: Vec<usize>,
@@ -97,6 +116,16 @@ impl<'a, T> DynViewMut<'a, T> {
 
     /// A shorter-lived mutable view of the same layout, leaving `self`
     /// usable afterwards.
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::dynamic::DynTensor;
+    /// let mut d = DynTensor::<f64>::zeros(vec![2, 2])?;
+    /// let mut v = d.view_mut();
+    /// v.reborrow().select(0, 1)?.fill(1.0);
+    /// v.set(&[0, 0], 5.0)?; // `v` is still usable
+    /// assert_eq!(d.as_slice(), &[5.0, 0.0, 1.0, 1.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn reborrow(&mut self) -> DynViewMut<'_, T> {
         DynViewMut {
             data: self.data,
@@ -112,6 +141,15 @@ impl<T: Copy> DynViewMut<'_, T> {
     ///
     /// # Errors
     /// `RankMismatch` or `IndexOutOfBounds` (as `TensorViewError::Tensor`).
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::{dynamic::DynTensor, TensorError, TensorViewError};
+    /// let mut d = DynTensor::from_vec(vec![2, 3], vec![10.0, 11.0, 12.0, 20.0, 21.0, 22.0])?;
+    /// let v = d.view_mut().permute(&[1, 0])?;
+    /// assert_eq!(v.get(&[2, 1])?, 22.0);
+    /// assert!(matches!(v.get(&[2]), Err(TensorViewError::Tensor(TensorError::RankMismatch { expected: 2, actual: 1 }))));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn get(&self, index: &[usize]) -> Result<T, TensorViewError> {
         Ok(self.data[self.layout.offset(index)?].get())
     }
@@ -120,6 +158,16 @@ impl<T: Copy> DynViewMut<'_, T> {
     ///
     /// # Errors
     /// `RankMismatch` or `IndexOutOfBounds` (as `TensorViewError::Tensor`).
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::{dynamic::DynTensor, TensorError, TensorViewError};
+    /// let mut d = DynTensor::<f64>::zeros(vec![2, 2])?;
+    /// let mut v = d.view_mut();
+    /// v.set(&[0, 1], 3.0)?;
+    /// assert!(matches!(v.set(&[2, 0], 1.0), Err(TensorViewError::Tensor(TensorError::IndexOutOfBounds { .. }))));
+    /// assert_eq!(d.as_slice(), &[0.0, 3.0, 0.0, 0.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn set(&mut self, index: &[usize], value: T) -> Result<(), TensorViewError> {
         self.data[self.layout.offset(index)?].set(value);
         Ok(())
@@ -131,6 +179,17 @@ impl<T: Copy> DynViewMut<'_, T> {
     /// # Errors
     /// `BroadcastRankTooSmall` if the source has more axes, then
     /// `IncompatibleBroadcast` at the leftmost failing axis.
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::{dynamic::DynTensor, TensorViewError};
+    /// let mut d = DynTensor::<f64>::zeros(vec![2, 3])?;
+    /// let row = DynTensor::from_vec(vec![3], vec![1.0, 2.0, 3.0])?;
+    /// d.view_mut().assign(&row.view())?; // [3] broadcast to [2, 3]
+    /// assert_eq!(d.as_slice(), &[1.0, 2.0, 3.0, 1.0, 2.0, 3.0]);
+    /// let wrong = DynTensor::from_vec(vec![2], vec![1.0, 2.0])?;
+    /// assert!(matches!(d.view_mut().assign(&wrong.view()), Err(TensorViewError::IncompatibleBroadcast { .. })));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn assign(&mut self, source: &DynView<'_, T>) -> Result<(), TensorViewError> {
         self.zip_map_inplace(source, |_, value| value)
     }
@@ -140,6 +199,15 @@ impl<T: Copy> DynViewMut<'_, T> {
     ///
     /// # Errors
     /// As for [`DynViewMut::assign`].
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::dynamic::DynTensor;
+    /// let mut x = DynTensor::from_vec(vec![2, 2], vec![1.0, 2.0, 3.0, 4.0])?;
+    /// let bias = DynTensor::from_vec(vec![2], vec![10.0, 20.0])?;
+    /// x.view_mut().zip_map_inplace(&bias.view(), |v, b| v + b)?;
+    /// assert_eq!(x.as_slice(), &[11.0, 22.0, 13.0, 24.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn zip_map_inplace<U: Copy>(
         &mut self,
         source: &DynView<'_, U>,
@@ -154,6 +222,14 @@ impl<T: Copy> DynViewMut<'_, T> {
     ///
     /// # Errors
     /// `AllocationFailed` (as `TensorViewError::Tensor`).
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::dynamic::DynTensor;
+    /// let mut d = DynTensor::from_vec(vec![2, 3], vec![10.0, 11.0, 12.0, 20.0, 21.0, 22.0])?;
+    /// let copy = d.view_mut().permute(&[1, 0])?.materialize()?;
+    /// assert_eq!((copy.shape(), copy.as_slice()), (&[3, 2][..], &[10.0, 20.0, 11.0, 21.0, 12.0, 22.0][..]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn materialize(&self) -> Result<DynTensor<T>, TensorViewError> {
         let (layout, values) = read_cells(self.data, &self.layout)?;
         Ok(DynTensor { layout, values })

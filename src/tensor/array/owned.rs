@@ -119,16 +119,34 @@ impl<const R: usize, T> Tensor<R, T> {
     }
 
     /// The extent of every axis.
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::Tensor;
+    /// assert_eq!(Tensor::<3>::zeros([2, 1, 3])?.shape(), &[2, 1, 3]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn shape(&self) -> &[usize; R] {
         &self.layout.shape
     }
 
     /// Row-major strides in elements (suffix products of the shape).
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::Tensor;
+    /// assert_eq!(Tensor::<3>::zeros([2, 1, 3])?.strides(), &[3, 3, 1]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn strides(&self) -> &[usize; R] {
         &self.layout.strides
     }
 
     /// The number of axes, `R`.
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::Tensor;
+    /// assert_eq!(Tensor::<3>::zeros([2, 1, 3])?.rank(), 3);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub const fn rank(&self) -> usize {
         R
     }
@@ -236,26 +254,62 @@ impl<const R: usize, T: Clone> Tensor<R, T> {
 macro_rules! owner_common {
     () => {
         /// The number of values (1 for a scalar, 0 for any zero extent).
+        ///
+        /// ```
+        /// use llm_from_scratch::tensor::Tensor;
+        /// assert_eq!(Tensor::<2>::zeros([2, 3])?.len(), 6);
+        /// assert_eq!(Tensor::<0>::zeros([])?.len(), 1); // a scalar
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
         pub fn len(&self) -> usize {
             self.values.len()
         }
 
         /// Whether the tensor holds no values.
+        ///
+        /// ```
+        /// use llm_from_scratch::tensor::Tensor;
+        /// assert!(Tensor::<2>::zeros([2, 0])?.is_empty());
+        /// assert!(!Tensor::<2>::zeros([2, 3])?.is_empty());
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
         pub fn is_empty(&self) -> bool {
             self.values.is_empty()
         }
 
         /// The values in row-major order.
+        ///
+        /// ```
+        /// use llm_from_scratch::tensor::Tensor;
+        /// let t = Tensor::from_fn([2, 2], |[i, j]| (10 * i + j) as f64)?;
+        /// assert_eq!(t.as_slice(), &[0.0, 1.0, 10.0, 11.0]);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
         pub fn as_slice(&self) -> &[T] {
             &self.values
         }
 
         /// The values in row-major order, mutably (the shape stays fixed).
+        ///
+        /// ```
+        /// use llm_from_scratch::tensor::Tensor;
+        /// let mut t = Tensor::<2>::zeros([2, 2])?;
+        /// t.as_mut_slice()[2] = 5.0;
+        /// assert_eq!(t.get([1, 0])?, &5.0);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
         pub fn as_mut_slice(&mut self) -> &mut [T] {
             &mut self.values
         }
 
         /// Gives the values back in row-major order (no copy).
+        ///
+        /// ```
+        /// use llm_from_scratch::tensor::Tensor;
+        /// let t = Tensor::from_vec([2, 2], vec![1.0, 2.0, 3.0, 4.0])?;
+        /// assert_eq!(t.into_vec(), vec![1.0, 2.0, 3.0, 4.0]);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
         pub fn into_vec(self) -> Vec<T> {
             self.values
         }

@@ -7,16 +7,22 @@
 macro_rules! ranked_transforms {
     ([$($recv:tt)*] $s:ident, $Ty:ident, $setup:expr, $view:expr) => {
         /// The extent of every axis.
+        ///
+        #[doc = concat!("```\n", $setup, "\nassert_eq!(", $view, ".transpose(0, 1)?.shape(), &[3, 2]);\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
         pub fn shape(&self) -> &[usize; R] {
             &self.layout.shape
         }
 
         /// The storage step of every axis, in elements.
+        ///
+        #[doc = concat!("```\n", $setup, "\nassert_eq!(", $view, ".transpose(0, 1)?.strides(), &[1, 3]);\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
         pub fn strides(&self) -> &[usize; R] {
             &self.layout.strides
         }
 
         /// The number of axes, `R`.
+        ///
+        #[doc = concat!("```\n", $setup, "\nassert_eq!(", $view, ".rank(), 2);\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
         pub const fn rank(&self) -> usize {
             R
         }

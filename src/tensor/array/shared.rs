@@ -12,16 +12,22 @@
 macro_rules! layout_getters {
     ($setup:expr, $view:expr) => {
         /// The storage offset of the logical origin (all coordinates 0).
+        ///
+        #[doc = concat!("```\n", $setup, "\nassert_eq!(", $view, ".base_offset(), 0);\nassert_eq!(", $view, ".slice(0, 1..2)?.base_offset(), 3);\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
         pub fn base_offset(&self) -> usize {
             self.layout.base_offset
         }
 
         /// The number of logical values (1 for a scalar, 0 for any zero extent).
+        ///
+        #[doc = concat!("```\n", $setup, "\nassert_eq!(", $view, ".len(), 6);\nassert_eq!(", $view, ".slice(1, 0..2)?.len(), 4);\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
         pub fn len(&self) -> usize {
             self.layout.len
         }
 
         /// Whether the view has no logical values (some extent is 0).
+        ///
+        #[doc = concat!("```\n", $setup, "\nassert!(!", $view, ".is_empty());\nassert!(", $view, ".slice(0, 1..1)?.is_empty());\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
         pub fn is_empty(&self) -> bool {
             self.layout.len == 0
         }
@@ -29,6 +35,8 @@ macro_rules! layout_getters {
         /// Whether logical row-major order visits one dense storage span from
         /// the base offset. Axes of extent 1 may carry any stride; empty and
         /// scalar views are contiguous.
+        ///
+        #[doc = concat!("```\n", $setup, "\nassert!(", $view, ".is_contiguous());\nassert!(!", $view, ".transpose(0, 1)?.is_contiguous());\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
         pub fn is_contiguous(&self) -> bool {
             self.layout.is_contiguous()
         }
@@ -167,11 +175,26 @@ pub(crate) use view_transforms;
 macro_rules! view_read {
     () => {
         /// The whole storage of the owner this view borrows (not only the viewed part).
+        ///
+        /// ```
+        /// use llm_from_scratch::tensor::Tensor;
+        /// let owner = Tensor::from_vec([2, 2], vec![1.0, 2.0, 3.0, 4.0])?;
+        /// assert_eq!(owner.view().slice(0, 1..2)?.storage(), &[1.0, 2.0, 3.0, 4.0]);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
         pub fn storage(&self) -> &'a [T] {
             self.data
         }
 
         /// The values as one slice when the view is contiguous, else `None`.
+        ///
+        /// ```
+        /// use llm_from_scratch::tensor::Tensor;
+        /// let owner = Tensor::from_vec([2, 2], vec![1.0, 2.0, 3.0, 4.0])?;
+        /// assert_eq!(owner.view().slice(0, 1..2)?.as_contiguous_slice(), Some(&[3.0, 4.0][..]));
+        /// assert_eq!(owner.view().transpose(0, 1)?.as_contiguous_slice(), None);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
         pub fn as_contiguous_slice(&self) -> Option<&'a [T]> {
             self.layout
                 .contiguous_range()
@@ -179,6 +202,14 @@ macro_rules! view_read {
         }
 
         /// The values in logical row-major order, borrowed from the owner.
+        ///
+        /// ```
+        /// use llm_from_scratch::tensor::Tensor;
+        /// let owner = Tensor::from_vec([2, 2], vec![1.0, 2.0, 3.0, 4.0])?;
+        /// let values: Vec<f64> = owner.view().transpose(0, 1)?.iter().copied().collect();
+        /// assert_eq!(values, [1.0, 3.0, 2.0, 4.0]);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
         pub fn iter(&self) -> crate::tensor::StridedValues<'a, T> {
             crate::tensor::StridedValues::new(self.data, self.offsets())
         }

@@ -21,6 +21,14 @@ use std::cell::Cell;
 macro_rules! mutable_writes {
     () => {
         /// Writes `value` at every position.
+        ///
+        /// ```
+        /// use llm_from_scratch::tensor::Tensor;
+        /// let mut t = Tensor::<2>::zeros([2, 2])?;
+        /// t.view_mut().select(1, 0)?.fill(7.0); // the first column
+        /// assert_eq!(t.as_slice(), &[7.0, 0.0, 7.0, 0.0]);
+        /// # Ok::<(), Box<dyn std::error::Error>>(())
+        /// ```
         pub fn fill(&mut self, value: T) {
             self.map_inplace(|_| value);
         }
@@ -245,6 +253,15 @@ impl<const R: usize, T: Copy> ViewMut<'_, R, T> {
     ///
     /// # Errors
     /// [`TensorError::IndexOutOfBounds`] (as `TensorViewError::Tensor`).
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::{Tensor, TensorError, TensorViewError};
+    /// let mut t = Tensor::from_vec([2, 3], vec![10.0, 11.0, 12.0, 20.0, 21.0, 22.0])?;
+    /// let v = t.view_mut().transpose(0, 1)?;
+    /// assert_eq!(v.get([2, 1])?, 22.0);
+    /// assert!(matches!(v.get([3, 0]), Err(TensorViewError::Tensor(TensorError::IndexOutOfBounds { .. }))));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn get(&self, index: [usize; R]) -> Result<T, TensorViewError> {
         Ok(self.data[self.layout.offset(&index)?].get())
     }
@@ -341,6 +358,14 @@ impl<const R: usize, T: Copy> ViewMut<'_, R, T> {
     ///
     /// # Errors
     /// [`TensorError::AllocationFailed`] (as `TensorViewError::Tensor`).
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::Tensor;
+    /// let mut t = Tensor::from_vec([2, 3], vec![10.0, 11.0, 12.0, 20.0, 21.0, 22.0])?;
+    /// let copy = t.view_mut().transpose(0, 1)?.materialize()?;
+    /// assert_eq!((copy.shape(), copy.as_slice()), (&[3, 2], &[10.0, 20.0, 11.0, 21.0, 12.0, 22.0][..]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn materialize(&self) -> Result<Tensor<R, T>, TensorViewError> {
         let (layout, values) = read_cells(self.data, &self.layout)?;
         Ok(Tensor { layout, values })

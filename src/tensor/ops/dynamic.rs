@@ -57,6 +57,18 @@ pub fn map_unary<A: Copy, B: Copy>(
 ///
 /// # Errors
 /// [`TensorOpError::OutputShapeMismatch`] if `out` has another shape.
+///
+/// ```
+/// use llm_from_scratch::tensor::dynamic::{map_unary_into, DynTensor};
+/// use llm_from_scratch::tensor::TensorOpError;
+/// let d = DynTensor::from_vec(vec![2], vec![1.0, -2.0])?;
+/// let mut out = DynTensor::<f64>::zeros(vec![2])?;
+/// map_unary_into(&d.view(), |x: f64| x.abs(), &mut out)?;
+/// assert_eq!(out.as_slice(), &[1.0, 2.0]);
+/// let mut wrong = DynTensor::<f64>::zeros(vec![1, 2])?;
+/// assert!(matches!(map_unary_into(&d.view(), |x| x, &mut wrong), Err(TensorOpError::OutputShapeMismatch { .. })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn map_unary_into<A: Copy, B: Copy>(
     input: &DynView<'_, A>,
     op: impl FnMut(A) -> B,
@@ -91,6 +103,16 @@ pub fn map_binary<A: Copy, B: Copy, C: Copy>(
 /// # Errors
 /// As for [`map_binary`] but no allocation, then
 /// [`TensorOpError::OutputShapeMismatch`] if `out` has another shape.
+///
+/// ```
+/// use llm_from_scratch::tensor::dynamic::{map_binary_into, DynTensor};
+/// let tokens = DynTensor::from_vec(vec![2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+/// let bias = DynTensor::from_vec(vec![3], vec![10.0, 20.0, 30.0])?;
+/// let mut out = DynTensor::<f64>::zeros(vec![2, 3])?;
+/// map_binary_into(&tokens.view(), &bias.view(), |x, b| x + b, &mut out)?;
+/// assert_eq!(out.as_slice(), &[11.0, 22.0, 33.0, 14.0, 25.0, 36.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn map_binary_into<A: Copy, B: Copy, C: Copy>(
     left: &DynView<'_, A>,
     right: &DynView<'_, B>,
@@ -125,6 +147,17 @@ pub fn sum_axis<F: Float>(
 ///
 /// # Errors
 /// `ReductionAxisOutOfBounds`, then `EmptyMeanAxis`, then `OutputAllocationFailed`.
+///
+/// ```
+/// use llm_from_scratch::tensor::dynamic::{mean_axis, DynTensor};
+/// use llm_from_scratch::tensor::TensorOpError;
+/// let d = DynTensor::from_vec(vec![2, 2], vec![1.0, 2.0, 3.0, 4.0])?;
+/// let m = mean_axis(&d.view(), 1, true)?; // keep_dim: [2, 2] -> [2, 1]
+/// assert_eq!((m.shape(), m.as_slice()), (&[2, 1][..], &[1.5, 3.5][..]));
+/// let empty = DynTensor::<f64>::zeros(vec![2, 0])?;
+/// assert!(matches!(mean_axis(&empty.view(), 1, false), Err(TensorOpError::EmptyMeanAxis { .. })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn mean_axis<F: Float>(
     input: &DynView<'_, F>,
     axis: usize,
@@ -138,6 +171,15 @@ pub fn mean_axis<F: Float>(
 ///
 /// # Errors
 /// `ReductionAxisOutOfBounds`, then `EmptyMaxAxis`, then `OutputAllocationFailed`.
+///
+/// ```
+/// use llm_from_scratch::tensor::dynamic::{max_axis, DynTensor};
+/// use llm_from_scratch::tensor::TensorOpError;
+/// let d = DynTensor::from_vec(vec![2, 2], vec![1.0, 4.0, 3.0, 2.0])?;
+/// assert_eq!(max_axis(&d.view(), 0, false)?.as_slice(), &[3.0, 4.0]);
+/// assert!(matches!(max_axis(&d.view(), 2, false), Err(TensorOpError::ReductionAxisOutOfBounds { .. })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn max_axis<F: Float>(
     input: &DynView<'_, F>,
     axis: usize,
@@ -150,6 +192,17 @@ pub fn max_axis<F: Float>(
 ///
 /// # Errors
 /// As for [`sum_axis`] but no allocation; `OutputShapeMismatch` for another shape.
+///
+/// ```
+/// use llm_from_scratch::tensor::dynamic::{sum_axis_into, DynTensor};
+/// use llm_from_scratch::tensor::TensorOpError;
+/// let d = DynTensor::from_vec(vec![2, 2], vec![1.0, 2.0, 3.0, 4.0])?;
+/// let mut out = DynTensor::<f64>::zeros(vec![2])?;
+/// sum_axis_into(&d.view(), 0, false, &mut out)?;
+/// assert_eq!(out.as_slice(), &[4.0, 6.0]);
+/// assert!(matches!(sum_axis_into(&d.view(), 0, true, &mut out), Err(TensorOpError::OutputShapeMismatch { .. })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn sum_axis_into<F: Float>(
     input: &DynView<'_, F>,
     axis: usize,
@@ -164,6 +217,15 @@ pub fn sum_axis_into<F: Float>(
 ///
 /// # Errors
 /// As for [`mean_axis`] but no allocation; `OutputShapeMismatch` for another shape.
+///
+/// ```
+/// use llm_from_scratch::tensor::dynamic::{mean_axis_into, DynTensor};
+/// let d = DynTensor::from_vec(vec![2, 2], vec![1.0, 2.0, 3.0, 4.0])?;
+/// let mut out = DynTensor::<f64>::zeros(vec![1, 2])?;
+/// mean_axis_into(&d.view(), 0, true, &mut out)?; // keep_dim: [2, 2] -> [1, 2]
+/// assert_eq!(out.as_slice(), &[2.0, 3.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn mean_axis_into<F: Float>(
     input: &DynView<'_, F>,
     axis: usize,
@@ -178,6 +240,15 @@ pub fn mean_axis_into<F: Float>(
 ///
 /// # Errors
 /// As for [`max_axis`] but no allocation; `OutputShapeMismatch` for another shape.
+///
+/// ```
+/// use llm_from_scratch::tensor::dynamic::{max_axis_into, DynTensor};
+/// let d = DynTensor::from_vec(vec![2, 2], vec![1.0, 4.0, 3.0, 2.0])?;
+/// let mut out = DynTensor::<f64>::zeros(vec![2])?;
+/// max_axis_into(&d.view(), 1, false, &mut out)?;
+/// assert_eq!(out.as_slice(), &[4.0, 3.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn max_axis_into<F: Float>(
     input: &DynView<'_, F>,
     axis: usize,
@@ -234,6 +305,19 @@ pub fn matmul<F: Float>(
 ///
 /// # Errors
 /// As for [`matmul`] but no allocation, then `OutputShapeMismatch`.
+///
+/// ```
+/// use llm_from_scratch::tensor::dynamic::{matmul_into, DynTensor};
+/// use llm_from_scratch::tensor::TensorOpError;
+/// let a = DynTensor::from_vec(vec![2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+/// let b = DynTensor::from_vec(vec![3, 1], vec![1.0, 0.0, -1.0])?;
+/// let mut out = DynTensor::<f64>::zeros(vec![2, 1])?;
+/// matmul_into(&a.view(), &b.view(), &mut out)?; // [2, 3] x [3, 1] -> [2, 1]
+/// assert_eq!(out.as_slice(), &[-2.0, -2.0]);
+/// let mut wrong = DynTensor::<f64>::zeros(vec![1, 2])?;
+/// assert!(matches!(matmul_into(&a.view(), &b.view(), &mut wrong), Err(TensorOpError::OutputShapeMismatch { .. })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn matmul_into<F: Float>(
     left: &DynView<'_, F>,
     right: &DynView<'_, F>,

@@ -44,6 +44,19 @@ pub fn concat<T: Copy>(
 ///
 /// # Errors
 /// As for [`concat()`] but no allocation, then `OutputShapeMismatch`.
+///
+/// ```
+/// use llm_from_scratch::tensor::dynamic::{concat_into, DynTensor};
+/// use llm_from_scratch::tensor::TensorOpError;
+/// let a = DynTensor::from_vec(vec![1, 2], vec![1.0, 2.0])?;
+/// let b = DynTensor::from_vec(vec![2, 2], vec![3.0, 4.0, 5.0, 6.0])?;
+/// let mut out = DynTensor::<f64>::zeros(vec![3, 2])?;
+/// concat_into(&[a.view(), b.view()], 0, &mut out)?; // [1, 2] + [2, 2] -> [3, 2]
+/// assert_eq!(out.as_slice(), &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+/// let mut wrong = DynTensor::<f64>::zeros(vec![2, 3])?;
+/// assert!(matches!(concat_into(&[a.view(), b.view()], 0, &mut wrong), Err(TensorOpError::OutputShapeMismatch { .. })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn concat_into<T: Copy>(
     inputs: &[DynView<'_, T>],
     axis: usize,
@@ -82,6 +95,16 @@ pub fn stack<T: Copy>(
 ///
 /// # Errors
 /// As for [`stack`] but no allocation, then `OutputShapeMismatch`.
+///
+/// ```
+/// use llm_from_scratch::tensor::dynamic::{stack_into, DynTensor};
+/// let a = DynTensor::from_vec(vec![2], vec![1.0, 2.0])?;
+/// let b = DynTensor::from_vec(vec![2], vec![3.0, 4.0])?;
+/// let mut out = DynTensor::<f64>::zeros(vec![2, 2])?;
+/// stack_into(&[a.view(), b.view()], 0, &mut out)?; // 2 × [2] -> [2, 2]
+/// assert_eq!(out.as_slice(), &[1.0, 2.0, 3.0, 4.0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn stack_into<T: Copy>(
     inputs: &[DynView<'_, T>],
     axis: usize,
@@ -117,6 +140,18 @@ pub fn index_select<T: Copy>(
 ///
 /// # Errors
 /// As for [`index_select`] but no allocation, then `OutputShapeMismatch`.
+///
+/// ```
+/// use llm_from_scratch::tensor::dynamic::{index_select_into, DynTensor};
+/// use llm_from_scratch::tensor::TensorOpError;
+/// let table = DynTensor::from_vec(vec![3, 2], vec![0.0, 1.0, 10.0, 11.0, 20.0, 21.0])?;
+/// let mut out = DynTensor::<f64>::zeros(vec![2, 2])?;
+/// index_select_into(&table.view(), 0, &[2, 0], &mut out)?; // [3, 2] -> [2, 2]
+/// assert_eq!(out.as_slice(), &[20.0, 21.0, 0.0, 1.0]);
+/// let bad = index_select_into(&table.view(), 0, &[2, 3], &mut out);
+/// assert!(matches!(bad, Err(TensorOpError::IndexSelectOutOfBounds { .. })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn index_select_into<T: Copy>(
     input: &DynView<'_, T>,
     axis: usize,
@@ -151,6 +186,15 @@ pub fn argmax_axis<F: Float>(
 ///
 /// # Errors
 /// As for [`argmax_axis`] but no allocation; `OutputShapeMismatch` for another shape.
+///
+/// ```
+/// use llm_from_scratch::tensor::dynamic::{argmax_axis_into, DynTensor};
+/// let d = DynTensor::from_vec(vec![2, 2], vec![1.0, 3.0, 7.0, 5.0])?;
+/// let mut out = DynTensor::<usize>::zeros(vec![2, 1])?;
+/// argmax_axis_into(&d.view(), 1, true, &mut out)?; // keep_dim: [2, 2] -> [2, 1]
+/// assert_eq!(out.as_slice(), &[1, 0]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn argmax_axis_into<F: Float>(
     input: &DynView<'_, F>,
     axis: usize,
@@ -184,6 +228,18 @@ pub fn softmax_axis<F: Float>(
 ///
 /// # Errors
 /// As for [`softmax_axis`] but no allocation; `OutputShapeMismatch` for another shape.
+///
+/// ```
+/// use llm_from_scratch::tensor::dynamic::{softmax_axis_into, DynTensor};
+/// use llm_from_scratch::tensor::TensorOpError;
+/// let d = DynTensor::from_vec(vec![1, 2], vec![0.0, f64::NEG_INFINITY])?;
+/// let mut out = DynTensor::<f64>::zeros(vec![1, 2])?;
+/// softmax_axis_into(&d.view(), 1, &mut out)?;
+/// assert_eq!(out.as_slice(), &[1.0, 0.0]); // a masked score gets 0
+/// let mut wrong = DynTensor::<f64>::zeros(vec![2])?;
+/// assert!(matches!(softmax_axis_into(&d.view(), 1, &mut wrong), Err(TensorOpError::OutputShapeMismatch { .. })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn softmax_axis_into<F: Float>(
     input: &DynView<'_, F>,
     axis: usize,

@@ -145,6 +145,17 @@ pub fn map_unary<const R: usize, A: Copy, B: Copy>(
 ///
 /// # Errors
 /// [`TensorOpError::OutputShapeMismatch`] if `out` has another shape.
+///
+/// ```
+/// use llm_from_scratch::tensor::{ops::map_unary_into, Tensor, TensorOpError};
+/// let t = Tensor::from_vec([2, 2], vec![1.0, -2.0, 3.0, -4.0])?;
+/// let mut out = Tensor::<2>::zeros([2, 2])?;
+/// map_unary_into(&t, |x: f64| x.abs(), &mut out)?;
+/// assert_eq!(out.as_slice(), &[1.0, 2.0, 3.0, 4.0]);
+/// let mut wrong = Tensor::<2>::zeros([1, 4])?;
+/// assert!(matches!(map_unary_into(&t, |x| x, &mut wrong), Err(TensorOpError::OutputShapeMismatch { .. })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn map_unary_into<const R: usize, A: Copy, B: Copy>(
     input: &(impl AsView<R, A> + ?Sized),
     op: impl FnMut(A) -> B,
@@ -194,6 +205,18 @@ where
 /// # Errors
 /// As for [`map_binary`] (but no allocation), and
 /// [`TensorOpError::OutputShapeMismatch`] if `out` does not have the broadcast shape.
+///
+/// ```
+/// use llm_from_scratch::tensor::{ops::map_binary_into, Tensor, TensorOpError};
+/// let tokens = Tensor::from_vec([2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+/// let bias = Tensor::from_vec([3], vec![10.0, 20.0, 30.0])?;
+/// let mut out = Tensor::<2>::zeros([2, 3])?;
+/// map_binary_into(&tokens, &bias, |x, b| x + b, &mut out)?; // [2,3] + [3] -> [2,3]
+/// assert_eq!(out.as_slice(), &[11.0, 22.0, 33.0, 14.0, 25.0, 36.0]);
+/// let mut wrong = Tensor::<2>::zeros([3, 2])?;
+/// assert!(matches!(map_binary_into(&tokens, &bias, |x, b| x + b, &mut wrong), Err(TensorOpError::OutputShapeMismatch { .. })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn map_binary_into<const L: usize, const M: usize, const O: usize, A: Copy, B: Copy, C: Copy>(
     left: &(impl AsView<L, A> + ?Sized),
     right: &(impl AsView<M, B> + ?Sized),

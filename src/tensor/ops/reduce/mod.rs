@@ -221,6 +221,17 @@ pub fn max_axis<const R: usize, const S: usize, F: Float, K: ReduceDim<R, Output
 ///
 /// # Errors
 /// As for [`sum_axis`] but no allocation; [`TensorOpError::OutputShapeMismatch`] for another shape.
+///
+/// ```
+/// use llm_from_scratch::prelude::*;
+/// let t = Tensor::from_vec([2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+/// let mut out = Tensor::<2>::zeros([2, 1])?;
+/// sum_axis_into(&t, 1, KeepDim, &mut out)?; // [2, 3] -> [2, 1]
+/// assert_eq!(out.as_slice(), &[6.0, 15.0]);
+/// let mut wrong = Tensor::<1>::zeros([3])?;
+/// assert!(matches!(sum_axis_into(&t, 1, RemoveDim, &mut wrong), Err(TensorOpError::OutputShapeMismatch { .. })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn sum_axis_into<const R: usize, const S: usize, F: Float, K>(
     input: &(impl AsView<R, F> + ?Sized),
     axis: usize,
@@ -237,6 +248,15 @@ where
 ///
 /// # Errors
 /// As for [`mean_axis`] but no allocation; [`TensorOpError::OutputShapeMismatch`] for another shape.
+///
+/// ```
+/// use llm_from_scratch::prelude::*;
+/// let t = Tensor::from_vec([2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+/// let mut out = Tensor::<1>::zeros([3])?;
+/// mean_axis_into(&t, 0, RemoveDim, &mut out)?; // [2, 3] -> [3]
+/// assert_eq!(out.as_slice(), &[2.5, 3.5, 4.5]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn mean_axis_into<const R: usize, const S: usize, F: Float, K>(
     input: &(impl AsView<R, F> + ?Sized),
     axis: usize,
@@ -253,6 +273,17 @@ where
 ///
 /// # Errors
 /// As for [`max_axis`] but no allocation; [`TensorOpError::OutputShapeMismatch`] for another shape.
+///
+/// ```
+/// use llm_from_scratch::prelude::*;
+/// let t = Tensor::from_vec([2, 3], vec![1.0, 9.0, 3.0, 4.0, 5.0, 6.0])?;
+/// let mut out = Tensor::<1>::zeros([2])?;
+/// max_axis_into(&t, 1, RemoveDim, &mut out)?; // [2, 3] -> [2]
+/// assert_eq!(out.as_slice(), &[9.0, 6.0]);
+/// let empty = Tensor::<2>::zeros([2, 0])?;
+/// assert!(matches!(max_axis_into(&empty, 1, RemoveDim, &mut out), Err(TensorOpError::EmptyMaxAxis { .. })));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
 pub fn max_axis_into<const R: usize, const S: usize, F: Float, K>(
     input: &(impl AsView<R, F> + ?Sized),
     axis: usize,
