@@ -32,6 +32,60 @@ macro_rules! piece_maker {
 }
 pub(crate) use piece_maker;
 
+/// The iterator traits of a type that yields `self.$piece(i)` for `i` in
+/// `front..back`: exact-size, double-ended, fused, and jumping in `nth`,
+/// `nth_back`, `count` and `last` (the skipped pieces are never built, and an
+/// axis may have 2^60 indices).
+macro_rules! index_iterator {
+    ($Iter:ident, $piece:ident) => {
+        impl<V> Iterator for $Iter<V> {
+            type Item = V;
+
+            fn next(&mut self) -> Option<V> {
+                (self.front < self.back).then(|| {
+                    self.front += 1;
+                    self.$piece(self.front - 1)
+                })
+            }
+
+            fn size_hint(&self) -> (usize, Option<usize>) {
+                let left = self.back - self.front;
+                (left, Some(left))
+            }
+
+            fn nth(&mut self, n: usize) -> Option<V> {
+                self.front = self.front.saturating_add(n).min(self.back);
+                self.next()
+            }
+
+            fn count(self) -> usize {
+                self.back - self.front
+            }
+
+            fn last(mut self) -> Option<V> {
+                self.next_back()
+            }
+        }
+
+        impl<V> DoubleEndedIterator for $Iter<V> {
+            fn next_back(&mut self) -> Option<V> {
+                (self.front < self.back).then(|| {
+                    self.back -= 1;
+                    self.$piece(self.back)
+                })
+            }
+
+            fn nth_back(&mut self, n: usize) -> Option<V> {
+                self.back = self.back.saturating_sub(n).max(self.front);
+                self.next_back()
+            }
+        }
+
+        impl<V> ExactSizeIterator for $Iter<V> {}
+        impl<V> FusedIterator for $Iter<V> {}
+    };
+}
+
 /// The views at each index of one axis, in order: see `axis_iter`.
 #[derive(Debug)]
 pub struct AxisIter<V> {
@@ -59,52 +113,7 @@ impl<V> AxisIter<V> {
     }
 }
 
-impl<V> Iterator for AxisIter<V> {
-    type Item = V;
-
-    fn next(&mut self) -> Option<V> {
-        (self.front < self.back).then(|| {
-            self.front += 1;
-            self.at(self.front - 1)
-        })
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let left = self.back - self.front;
-        (left, Some(left))
-    }
-
-    // Jumps: the skipped pieces are never built (an axis may have 2^62 indices).
-    fn nth(&mut self, n: usize) -> Option<V> {
-        self.front = self.front.saturating_add(n).min(self.back);
-        self.next()
-    }
-
-    fn count(self) -> usize {
-        self.back - self.front
-    }
-
-    fn last(mut self) -> Option<V> {
-        self.next_back()
-    }
-}
-
-impl<V> DoubleEndedIterator for AxisIter<V> {
-    fn next_back(&mut self) -> Option<V> {
-        (self.front < self.back).then(|| {
-            self.back -= 1;
-            self.at(self.back)
-        })
-    }
-
-    fn nth_back(&mut self, n: usize) -> Option<V> {
-        self.back = self.back.saturating_sub(n).max(self.front);
-        self.next_back()
-    }
-}
-
-impl<V> ExactSizeIterator for AxisIter<V> {}
-impl<V> FusedIterator for AxisIter<V> {}
+index_iterator!(AxisIter, at);
 
 /// Chunks of `size` indices along one axis, the last one shorter when the
 /// extent is not a multiple: see `axis_chunks_iter`.
@@ -150,52 +159,7 @@ impl<V> AxisChunksIter<V> {
     }
 }
 
-impl<V> Iterator for AxisChunksIter<V> {
-    type Item = V;
-
-    fn next(&mut self) -> Option<V> {
-        (self.front < self.back).then(|| {
-            self.front += 1;
-            self.chunk(self.front - 1)
-        })
-    }
-
-    fn size_hint(&self) -> (usize, Option<usize>) {
-        let left = self.back - self.front;
-        (left, Some(left))
-    }
-
-    // Jumps: the skipped pieces are never built (an axis may have 2^62 indices).
-    fn nth(&mut self, n: usize) -> Option<V> {
-        self.front = self.front.saturating_add(n).min(self.back);
-        self.next()
-    }
-
-    fn count(self) -> usize {
-        self.back - self.front
-    }
-
-    fn last(mut self) -> Option<V> {
-        self.next_back()
-    }
-}
-
-impl<V> DoubleEndedIterator for AxisChunksIter<V> {
-    fn next_back(&mut self) -> Option<V> {
-        (self.front < self.back).then(|| {
-            self.back -= 1;
-            self.chunk(self.back)
-        })
-    }
-
-    fn nth_back(&mut self, n: usize) -> Option<V> {
-        self.back = self.back.saturating_sub(n).max(self.front);
-        self.next_back()
-    }
-}
-
-impl<V> ExactSizeIterator for AxisChunksIter<V> {}
-impl<V> FusedIterator for AxisChunksIter<V> {}
+index_iterator!(AxisChunksIter, chunk);
 
 /// The axis iterator constructors of every view type (see
 /// [`shared`](super::shared) for the conventions). `$Item` is the view
