@@ -152,16 +152,7 @@ pub fn config_of(weights: &Weights<'_>, heads: usize) -> Result<Config, ModelErr
         ""
     };
     let shape_of = |name: &str| -> Result<Vec<usize>, ModelError> {
-        let full = format!("{prefix}{name}");
-        let weight: Weight<'_, 2, f32> = weights.get(&full).map_err(|source| match source {
-            WeightsError::MissingTensor { .. } => ModelError::Missing {
-                name: name.to_string(),
-            },
-            source => ModelError::Read {
-                name: full.clone(),
-                source,
-            },
-        })?;
+        let weight: Weight<'_, 2, f32> = lookup(weights, prefix, name)?;
         Ok(weight.view().shape().to_vec())
     };
     let wte = shape_of("wte.weight")?;
@@ -271,6 +262,22 @@ impl<'b, F: Element> Params<'b, F> {
     }
 }
 
+/// The f32 tensor `{prefix}{name}`: [`ModelError::Missing`] names it
+/// without the prefix, [`ModelError::Read`] with it.
+fn lookup<'b, const R: usize>(
+    weights: &Weights<'b>,
+    prefix: &str,
+    name: &str,
+) -> Result<Weight<'b, R, f32>, ModelError> {
+    let full = format!("{prefix}{name}");
+    weights.get(&full).map_err(|source| match source {
+        WeightsError::MissingTensor { .. } => ModelError::Missing {
+            name: name.to_string(),
+        },
+        source => ModelError::Read { name: full, source },
+    })
+}
+
 /// One parameter of `shape` read as f32 and viewed (or converted) as `F`.
 fn read<'b, const R: usize, F: Element>(
     weights: &Weights<'b>,
@@ -279,20 +286,11 @@ fn read<'b, const R: usize, F: Element>(
     shape: [usize; R],
     copied_bytes: &mut usize,
 ) -> Result<Param<'b, R, F>, ModelError> {
-    let full = format!("{prefix}{name}");
-    let weight: Weight<'b, R, f32> = weights.get(&full).map_err(|source| match source {
-        WeightsError::MissingTensor { .. } => ModelError::Missing {
-            name: name.to_string(),
-        },
-        source => ModelError::Read {
-            name: full.clone(),
-            source,
-        },
-    })?;
+    let weight: Weight<'b, R, f32> = lookup(weights, prefix, name)?;
     let found = *weight.view().shape();
     if found != shape {
         return Err(ModelError::Shape {
-            name: full,
+            name: format!("{prefix}{name}"),
             expected: shape.to_vec(),
             found: found.to_vec(),
         });
