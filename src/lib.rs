@@ -30,10 +30,13 @@
 #![warn(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+pub mod error;
 pub mod tensor;
 
+pub use error::{Error, TensorError, TensorOpError, TensorViewError};
 pub use tensor::{
-    AsView, DynTensor, DynView, Error, Tensor, TensorError, TensorOpError, TensorViewError, View,
+    ArrayBase, AsArray, AsView, CellView, DynCellView, DynTensor, DynView, DynViewMut, Tensor,
+    View, ViewMut,
 };
 
 /// Everything a model file usually needs: the types, the traits, the
@@ -50,11 +53,13 @@ pub mod prelude {
         matmul_into, max_axis, max_axis_into, mean_axis, mean_axis_into, sum_axis, sum_axis_into,
     };
     #[doc(no_inline)]
+    pub use crate::error::{Error, TensorError, TensorOpError, TensorViewError};
+    #[doc(no_inline)]
     pub use crate::tensor::{
-        AsView, Axes1, Axes2, Axes3, Axes4, Axes5, Axes6, Axes7, Axes8, AxisList, BroadcastRank,
-        DynTensor, DynView, Error, Float, InsertAxis, KeepDim, LayoutTrace, MatrixRank, Rank,
-        RankAtMost, ReduceDim, RemoveAxis, RemoveDim, Tensor, TensorError, TensorOpError,
-        TensorViewError, View, ViewMut, copying_transpose,
+        ArrayBase, AsArray, AsView, Axes1, Axes2, Axes3, Axes4, Axes5, Axes6, Axes7, Axes8,
+        AxisList, BroadcastRank, CellView, Dimension, DynCellView, DynRank, DynTensor, DynView,
+        DynViewMut, Element, Float, InsertAxis, KeepDim, LayoutTrace, MatrixRank, Rank,
+        RankAtMost, ReduceDim, RemoveAxis, RemoveDim, Tensor, View, ViewMut, copying_transpose,
     };
 }
 

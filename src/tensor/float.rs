@@ -1,6 +1,7 @@
 //! The floating-point element types that reductions, matrix products and
 //! model code accept: `f32` and `f64`.
 
+use super::lanes::Lanes;
 use std::fmt::{Debug, Display};
 
 mod sealed {
@@ -37,7 +38,7 @@ pub trait Float:
     sealed::Sealed
     + num_traits::Float
     + num_traits::FloatConst
-    + crate::tensor::traverse::simd::Element
+    + Lanes
     + Debug
     + Display
     + Default

@@ -1,9 +1,9 @@
 //! Printing: `Display` writes nested values like NumPy's `print`; `Debug`
 //! writes a summary (layout and the first few values), never megabytes.
 
-use super::array::dynamic::{DynTensor, DynView};
-use super::array::owned::Tensor;
-use super::array::view::View;
+use super::array::base::ArrayBase;
+use super::array::storage::{Cells, Readable, Storage};
+use super::shape::dimension::Dimension;
 use super::shape::dims::Dims;
 use super::shape::layout::Layout;
 use super::traverse::offsets::StridedOffsets;
@@ -89,49 +89,35 @@ impl<T: Display> Nested<'_, '_, T> {
 }
 
 /// Nested values in brackets, like NumPy: `[[10, 11, 12],\n [20, 21, 22]]`;
-/// a scalar prints as its value. Large tensors are summarized with `...`.
-impl<const R: usize, T: Display> Display for Tensor<R, T> {
+/// a scalar prints as its value. Large arrays are summarized with `...`.
+/// Every readable array (owner, view, mutable view, either dimension).
+impl<S: Readable, D: Dimension> Display for ArrayBase<S, D>
+where
+    S::Elem: Display,
+{
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        nested(f, &self.values, &self.layout)
-    }
-}
-
-/// The view's logical values, nested as for [`Tensor`].
-impl<const R: usize, T: Display> Display for View<'_, R, T> {
-    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        nested(f, self.data, &self.layout)
-    }
-}
-
-/// Nested values, as for [`Tensor`].
-impl<T: Display> Display for DynTensor<T> {
-    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        nested(f, &self.values, &self.layout)
-    }
-}
-
-/// The view's logical values, nested as for [`Tensor`].
-impl<T: Display> Display for DynView<'_, T> {
-    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        nested(f, self.data, &self.layout)
+        nested(f, self.data.values(), &self.layout)
     }
 }
 
 /// Values a `Debug` summary lists before eliding the rest.
 const DEBUG_VALUES: usize = 6;
 
-/// The first values of a layout in logical order, `[a, b, …]` when there are more.
-struct FirstValues<'a, T, D> {
-    data: &'a [T],
+/// The first values of a layout in logical order, `[a, b, …]` when there
+/// are more; `value` prints the value at a storage offset.
+struct FirstValues<'a, D, V> {
     layout: &'a Layout<D>,
+    value: V,
 }
 
-impl<T: Debug, D: Dims> Debug for FirstValues<'_, T, D> {
+impl<D: Dims, V: Fn(usize, &mut Formatter<'_>) -> fmt::Result> Debug for FirstValues<'_, D, V> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
         let layout = self.layout;
         let offsets = StridedOffsets::new(layout.shape(), layout.strides(), layout.base_offset);
         let mut list = f.debug_list();
-        list.entries(offsets.take(DEBUG_VALUES).map(|offset| &self.data[offset]));
+        for offset in offsets.take(DEBUG_VALUES) {
+            list.entry(&Value(offset, &self.value));
+        }
         if layout.len > DEBUG_VALUES {
             list.entry(&format_args!("… ({} values)", layout.len));
         }
@@ -139,17 +125,32 @@ impl<T: Debug, D: Dims> Debug for FirstValues<'_, T, D> {
     }
 }
 
-/// `Debug` of any owner or view: shape, strides, (for views) base offset
-/// and the owner's storage length, the element count and the first values,
-/// so a huge tensor or a small view of a huge owner prints small.
-fn debug_summary<T: Debug, D: Dims>(
+/// One value of [`FirstValues`].
+struct Value<'v, V>(usize, &'v V);
+
+impl<V: Fn(usize, &mut Formatter<'_>) -> fmt::Result> Debug for Value<'_, V> {
+    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
+        (self.1)(self.0, f)
+    }
+}
+
+/// `Debug` of any array: its alias name (`Tensor`, `View`, `DynViewMut`,
+/// ...), shape, strides, (for views) base offset and the storage length,
+/// the element count and the first values, so a huge tensor or a small
+/// view of a huge owner prints small.
+fn debug_summary<S: Storage, D: Dimension>(
     f: &mut Formatter<'_>,
-    name: &str,
-    data: &[T],
-    layout: &Layout<D>,
-    view: bool,
+    array: &ArrayBase<S, D>,
+    stored: usize,
+    value: impl Fn(usize, &mut Formatter<'_>) -> fmt::Result,
 ) -> fmt::Result {
-    let mut out = f.debug_struct(name);
+    let layout = &array.layout;
+    let name = match (S::KIND, D::RANK) {
+        (kind, Some(_)) => kind.to_owned(),
+        (kind, None) => format!("Dyn{kind}"),
+    };
+    let view = S::KIND != "Tensor";
+    let mut out = f.debug_struct(&name);
     out.field("shape", &layout.shape())
         .field("strides", &layout.strides());
     if view {
@@ -157,32 +158,25 @@ fn debug_summary<T: Debug, D: Dims>(
     }
     out.field("len", &layout.len);
     if view {
-        out.field("storage_len", &data.len());
+        out.field("storage_len", &stored);
     }
-    out.field("values", &FirstValues { data, layout }).finish()
+    out.field("values", &FirstValues { layout, value }).finish()
 }
 
-impl<const R: usize, T: Debug> Debug for Tensor<R, T> {
+impl<S: Readable, D: Dimension> Debug for ArrayBase<S, D>
+where
+    S::Elem: Debug,
+{
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        debug_summary(f, "Tensor", &self.values, &self.layout, false)
-    }
-}
-
-impl<T: Debug> Debug for DynTensor<T> {
-    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        debug_summary(f, "DynTensor", &self.values, &self.layout, false)
+        let data = self.data.values();
+        debug_summary(f, self, data.len(), |offset, f| data[offset].fmt(f))
     }
 }
 
-impl<const R: usize, T: Debug> Debug for View<'_, R, T> {
+impl<T: Copy + Debug, D: Dimension> Debug for ArrayBase<Cells<'_, T>, D> {
     fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        debug_summary(f, "View", self.data, &self.layout, true)
-    }
-}
-
-impl<T: Debug> Debug for DynView<'_, T> {
-    fn fmt(&self, f: &mut Formatter<'_>) -> fmt::Result {
-        debug_summary(f, "DynView", self.data, &self.layout, true)
+        let cells = self.data.0;
+        debug_summary(f, self, cells.len(), |offset, f| cells[offset].get().fmt(f))
     }
 }
 

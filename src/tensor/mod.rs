@@ -1,28 +1,34 @@
-//! The tensor core: owners, views, layouts, rank arithmetic, kernels and ops.
+//! The tensor core: one array type over storages and dimensions, layouts,
+//! rank arithmetic, kernels and ops.
 //!
 //! Every item is re-exported here (and the common ones at the crate root
 //! and in the [prelude](crate::prelude)): one path per item.
 //!
 //! | where | what |
 //! |---|---|
-//! | [`Tensor`], [`View`], [`AsView`] | the owner, the borrowed view, operands of either kind |
-//! | [`dynamic`] | [`DynTensor`] / [`DynView`] and the ops with run-time ranks |
-//! | [`ops`] | broadcasting, maps, reductions, matrix products, gathers, softmax (free functions) |
-//! | [`rank`] | rank arithmetic in the type system ([`Rank`], [`RemoveAxis`], [`BroadcastRank`]) |
+//! | [`ArrayBase`] and its aliases [`Tensor`], [`View`], [`ViewMut`], [`CellView`], [`DynTensor`], [`DynView`], [`DynViewMut`], [`DynCellView`] | the one array type: owner, view, mutable view, split piece, at a typed or a run-time rank |
+//! | [`AsArray`], [`AsView`] | operands: any owner, view or mutable view |
+//! | [`Dimension`]: [`Rank`], [`DynRank`]; [`IntoShape`] | the dimension parameter and shape arguments |
+//! | [`Storage`], [`Readable`], [`Borrowed`], [`Writable`], [`Cells`] | the storage parameter and what each storage allows |
+//! | [`Element`], [`Float`] | element types: what a kernel stores, and the type it computes in |
+//! | [`ops`] | broadcasting, maps, reductions, matrix products, gathers, softmax (free functions; each is also a method) |
+//! | [`rank`] | rank arithmetic in the type system ([`RemoveAxis`], [`InsertAxis`], [`BroadcastRank`], ...) |
 //! | [`Axes1`] … [`Axes8`] | compile-time axis lists for `permute_axes` |
-//! | [`Error`], [`TensorError`], [`TensorViewError`], [`TensorOpError`] | typed errors |
+//! | [`Error`](crate::Error) | the one error type |
 //! | [`LayoutTrace`] | a table of layouts: shape, strides, offsets, shared or new owner |
 //! | `weights` (feature `safetensors`) | views over a safetensors buffer |
 //! | `View::to_ndarray`, `View::try_from(array_view)` (feature `ndarray`) | the same storage, shape and strides as ndarray's `ArrayView`, both ways, no copy |
 //!
-//! Inside, imports point one way: `shape` (layouts, no values) <-
-//! `traverse` (the odometer, copies) <- `array` (the value types) <- `ops`
-//! <- `fmt` / `trace`.
+//! Inside, imports point one way: `element` and `shape` (no values) <-
+//! `traverse` (the odometer, copies, SIMD) <- `array` (the array type) <-
+//! `ops` <- `fmt` / `trace` / `weights`.
 
 mod array;
+mod element;
 pub mod error;
 mod float;
 mod fmt;
+mod lanes;
 pub mod ops;
 mod shape;
 mod trace;
@@ -30,15 +36,17 @@ mod traverse;
 #[cfg(feature = "safetensors")]
 pub mod weights;
 
-pub use array::dynamic::{DynTensor, DynView};
+pub use array::base::{
+    ArrayBase, CellView, DynCellView, DynTensor, DynView, DynViewMut, Tensor, View, ViewMut,
+};
+pub use array::borrow::{AsArray, AsView};
 pub use array::iter::{AxisChunksIter, AxisIter};
 pub use array::materialize::copying_transpose;
-pub use array::owned::Tensor;
-pub use array::view::{AsView, View};
-pub use array::view_mut::ViewMut;
-pub use error::{Error, TensorError, TensorOpError, TensorViewError};
+pub use array::storage::{Borrowed, Cells, Readable, Storage, Writable};
+pub use element::Element;
 pub use float::Float;
 pub use shape::axes::{Axes1, Axes2, Axes3, Axes4, Axes5, Axes6, Axes7, Axes8, AxisList};
+pub use shape::dimension::{Dimension, DynRank, IntoShape};
 pub use shape::rank;
 pub use shape::rank::{
     BroadcastRank, InsertAxis, KeepDim, MAX_RANK, MatrixRank, Rank, RankAtMost, ReduceDim,
@@ -46,27 +54,25 @@ pub use shape::rank::{
 };
 pub use trace::{LayoutTrace, TraceRow};
 pub use traverse::offsets::{StridedOffsets, StridedValues};
+#[doc(no_inline)]
+pub use crate::error::{Error, TensorError, TensorOpError, TensorViewError};
 
-/// The run-time-rank fallback: [`DynTensor`], [`DynView`] and the ops on them.
+/// The run-time-rank names: [`DynTensor`], [`DynView`], [`DynViewMut`] and
+/// the operations, which are the same generic functions as in [`ops`]
+/// (a `DynView` operand gives a `DynTensor` result; `keep_dim` is a `bool`).
 ///
-/// They keep runtime-checked signatures (`Vec<usize>` / `&[usize]` shapes
-/// and axis lists, `keep_dim: bool`,
-/// [`PermutationLengthMismatch`](crate::tensor::TensorViewError::PermutationLengthMismatch))
-/// and are thin shells over the same layout code and kernels as the ranked
-/// API, so both give identical results. Use them for ranks above
-/// [`MAX_RANK`] or ranks read from a file, and convert with
-/// `into_ranked::<R>()` as soon as the rank is known.
+/// Use them for ranks above [`MAX_RANK`] or ranks read from a file, and
+/// convert with `into_ranked::<R>()` as soon as the rank is known.
 pub mod dynamic {
-    pub use super::array::dynamic::{DynTensor, DynView};
-    pub use super::array::dynamic_mut::DynViewMut;
-    pub use super::ops::dynamic::{
-        broadcast_shape, map_binary, map_binary_into, map_unary, map_unary_into, matmul,
-        matmul_into, max_axis, max_axis_into, mean_axis, mean_axis_into, sum_axis, sum_axis_into,
+    #[doc(no_inline)]
+    pub use super::ops::{
+        argmax_axis, argmax_axis_into, broadcast_shape, concat, concat_into, index_select,
+        index_select_into, map_binary, map_binary_into, map_unary, map_unary_into, matmul,
+        matmul_into, max_axis, max_axis_into, mean_axis, mean_axis_into, softmax_axis,
+        softmax_axis_into, stack, stack_into, sum_axis, sum_axis_into,
     };
-    pub use super::ops::dynamic_llm::{
-        argmax_axis, argmax_axis_into, concat, concat_into, index_select, index_select_into,
-        softmax_axis, softmax_axis_into, stack, stack_into,
-    };
+    #[doc(no_inline)]
+    pub use super::{DynCellView, DynRank, DynTensor, DynView, DynViewMut};
 }
 
 /// Old path of [`Tensor`] and [`copying_transpose`]; use `tensor::Tensor`.

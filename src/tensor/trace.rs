@@ -1,9 +1,11 @@
 //! `LayoutTrace`: a table with one row per view or owner, telling whether
 //! its values live in an existing owner's storage or in a new one.
 
-use super::array::dynamic::{DynTensor, DynView};
-use super::array::owned::Tensor;
-use super::array::view::View;
+use super::array::base::{ArrayBase, DynTensor, DynView};
+#[cfg(doc)]
+use super::array::base::Tensor;
+use super::array::storage::Readable;
+use super::shape::dimension::Dimension;
 use super::shape::dims::Dims;
 use super::shape::layout::Layout;
 use super::traverse::offsets::StridedOffsets;
@@ -101,13 +103,14 @@ impl LayoutTrace {
     /// assert_eq!(row.storage, "new owner base");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn owner<const R: usize, T>(&mut self, label: &str, tensor: &Tensor<R, T>) -> &mut Self {
+    pub fn owner<T, D: Dimension>(&mut self, label: &str, tensor: &ArrayBase<Vec<T>, D>) -> &mut Self {
         self.register(label, tensor.as_slice());
         self.push(true, label, tensor.as_slice(), &tensor.layout)
     }
 
-    /// Adds a row for a view: "shares `owner`" when it borrows the storage of
-    /// an owner added before, otherwise "borrows unregistered storage".
+    /// Adds a row for a view or a mutable view (of either dimension):
+    /// "shares `owner`" when it borrows the storage of an owner added before,
+    /// otherwise "borrows unregistered storage".
     ///
     /// ```
     /// use llm_from_scratch::tensor::{LayoutTrace, Tensor};
@@ -122,40 +125,43 @@ impl LayoutTrace {
     /// assert_eq!(trace.rows()[2].storage, "borrows unregistered storage");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn view<const R: usize, T>(&mut self, label: &str, view: &View<'_, R, T>) -> &mut Self {
-        self.push(false, label, view.data, &view.layout)
+    pub fn view<S: Readable, D: Dimension>(&mut self, label: &str, view: &ArrayBase<S, D>) -> &mut Self {
+        self.push(false, label, view.data.values(), &view.layout)
     }
 
-    /// Adds a row for a dynamic view.
+    /// [`view`](LayoutTrace::view) of a dynamic view (its earlier name).
     ///
     /// ```
     /// use llm_from_scratch::tensor::{DynTensor, LayoutTrace};
     /// let owner = DynTensor::from_vec(vec![2, 2], vec![1.0, 2.0, 3.0, 4.0])?;
     /// let mut trace = LayoutTrace::new();
+    /// # #[allow(deprecated)]
     /// trace.dyn_owner("base", &owner).dyn_view("permute", &owner.view().permute(&[1, 0])?);
     /// let row = &trace.rows()[1];
     /// assert_eq!((row.strides.as_slice(), row.contiguous), (&[1, 2][..], false));
     /// assert_eq!(row.storage, "shares base");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[deprecated(since = "0.3.0", note = "use `view`: it takes every view")]
     pub fn dyn_view<T>(&mut self, label: &str, view: &DynView<'_, T>) -> &mut Self {
-        self.push(false, label, view.data, &view.layout)
+        self.view(label, view)
     }
 
-    /// Adds a row for an owner whose rank is known only at run time.
+    /// [`owner`](LayoutTrace::owner) of a dynamic owner (its earlier name).
     ///
     /// ```
     /// use llm_from_scratch::tensor::{DynTensor, LayoutTrace};
     /// let owner = DynTensor::from_vec(vec![1, 1, 2], vec![1.0, 2.0])?;
     /// let mut trace = LayoutTrace::new();
+    /// # #[allow(deprecated)]
     /// trace.dyn_owner("base", &owner);
     /// assert_eq!(trace.rows()[0].shape, vec![1, 1, 2]);
     /// assert_eq!(trace.rows()[0].storage, "new owner base");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
+    #[deprecated(since = "0.3.0", note = "use `owner`: it takes every owner")]
     pub fn dyn_owner<T>(&mut self, label: &str, tensor: &DynTensor<T>) -> &mut Self {
-        self.register(label, tensor.as_slice());
-        self.push(true, label, tensor.as_slice(), &tensor.layout)
+        self.owner(label, tensor)
     }
 
     /// Names a borrowed buffer that is not a [`Tensor`] (a weights file, a

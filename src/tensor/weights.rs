@@ -21,70 +21,20 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-use super::array::owned::Tensor;
-use super::array::view::View;
-use super::error::{TensorError, TensorViewError};
+use super::array::base::{Tensor, View};
 use super::shape::layout::checked_len;
 use super::traverse::alloc::try_buffer;
+use crate::error::Error;
 use safetensors::{Dtype, SafeTensors};
 use std::path::Path;
-use thiserror::Error;
 
-/// Errors of reading tensors out of a safetensors buffer.
-#[derive(Debug, Clone, PartialEq, Eq, Error)]
-pub enum WeightsError {
-    /// The buffer is not a valid safetensors file (truncated, corrupt header, bad offsets).
-    #[error("safetensors: the buffer is not a valid safetensors file: {message}")]
-    Parse {
-        /// The parser's explanation.
-        message: String,
-    },
-    /// No tensor of that name in the file.
-    #[error("safetensors: no tensor named `{name}` in the file")]
-    MissingTensor {
-        /// The requested name.
-        name: String,
-    },
-    /// The tensor's element type is not the requested one.
-    #[error("safetensors: tensor `{name}` holds {actual}, but {expected} was requested")]
-    WrongDtype {
-        /// The tensor's name.
-        name: String,
-        /// The requested element type (e.g. `F32`).
-        expected: String,
-        /// The file's element type.
-        actual: String,
-    },
-    /// The tensor's rank is not the requested `View<R>`'s.
-    #[error(
-        "safetensors: tensor `{name}` has rank {actual} (shape {shape:?}), but a rank-{expected} view was requested"
-    )]
-    RankMismatch {
-        /// The tensor's name.
-        name: String,
-        /// The requested rank `R`.
-        expected: usize,
-        /// The tensor's rank in the file.
-        actual: usize,
-        /// The tensor's shape in the file.
-        shape: Vec<usize>,
-    },
-    /// The tensor's byte length does not match its shape and element type.
-    #[error(
-        "safetensors: tensor `{name}` has {actual_bytes} bytes, its shape needs {expected_bytes}"
-    )]
-    ByteLengthMismatch {
-        /// The tensor's name.
-        name: String,
-        /// Bytes its shape and element type need.
-        expected_bytes: usize,
-        /// Bytes the file gives it.
-        actual_bytes: usize,
-    },
-    /// The view could not be formed, or the copy could not be allocated.
-    #[error(transparent)]
-    View(#[from] TensorViewError),
-}
+/// The earlier name of the errors of this module: they are variants of the
+/// crate's [`Error`] now ([`Error::InvalidFile`], [`Error::MissingTensor`],
+/// and [`Error::InTensor`] wrapping a tensor's [`Error::WrongDtype`],
+/// [`Error::RankMismatch`], [`Error::ByteLengthMismatch`] or
+/// [`Error::AllocationFailed`]).
+#[deprecated(since = "0.3.0", note = "use `llm_from_scratch::Error`")]
+pub type WeightsError = Error;
 
 /// Element types a safetensors tensor can be viewed as.
 pub trait SafetensorsElement: bytemuck::Pod {
@@ -167,22 +117,23 @@ impl<'a> Weights<'a> {
     /// Parses the header of a safetensors buffer (values are not read).
     ///
     /// # Errors
-    /// [`WeightsError::Parse`] for a truncated or corrupt buffer (the
+    /// [`Error::InvalidFile`] for a truncated or corrupt buffer (the
     /// safetensors crate validates the header, offsets and lengths).
     ///
     /// ```
-    /// use llm_from_scratch::tensor::weights::{AlignedBytes, Weights, WeightsError};
+    /// use llm_from_scratch::{tensor::weights::{AlignedBytes, Weights}, Error};
     /// # let values: Vec<u8> = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0].iter().flat_map(|v| v.to_le_bytes()).collect();
     /// # let bytes = safetensors::serialize(
     /// #     [("w", safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![2, 3], &values)?)], None)?;
     /// let buffer = AlignedBytes::from_bytes(&bytes);
     /// assert_eq!(Weights::parse(buffer.as_bytes())?.names(), vec!["w"]);
     /// let truncated = &buffer.as_bytes()[..4]; // shorter than the 8-byte header length
-    /// assert!(matches!(Weights::parse(truncated), Err(WeightsError::Parse { .. })));
+    /// assert!(matches!(Weights::parse(truncated), Err(Error::InvalidFile { format: "safetensors", .. })));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn parse(bytes: &'a [u8]) -> Result<Self, WeightsError> {
-        let tensors = SafeTensors::deserialize(bytes).map_err(|error| WeightsError::Parse {
+    pub fn parse(bytes: &'a [u8]) -> Result<Self, Error> {
+        let tensors = SafeTensors::deserialize(bytes).map_err(|error| Error::InvalidFile {
+            format: "safetensors",
             message: error.to_string(),
         })?;
         Ok(Self { tensors })
@@ -215,70 +166,72 @@ impl<'a> Weights<'a> {
     /// Shapes: the file's shape, which must have `R` axes.
     ///
     /// # Errors
-    /// [`WeightsError::MissingTensor`], then [`WeightsError::WrongDtype`],
-    /// then [`WeightsError::RankMismatch`], then
-    /// [`WeightsError::ByteLengthMismatch`]; a failed copy allocation as
-    /// [`WeightsError::View`].
+    /// [`Error::MissingTensor`]; then, as [`Error::InTensor`] naming the
+    /// tensor: [`Error::WrongDtype`], [`Error::RankMismatch`],
+    /// [`Error::ByteLengthMismatch`], or a failed copy allocation
+    /// ([`Error::AllocationFailed`]).
     ///
     /// ```
-    /// use llm_from_scratch::tensor::weights::{AlignedBytes, Weights, WeightsError};
+    /// use llm_from_scratch::{tensor::weights::{AlignedBytes, Weights}, Error};
     /// # let values: Vec<u8> = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0].iter().flat_map(|v| v.to_le_bytes()).collect();
     /// # let bytes = safetensors::serialize(
     /// #     [("w", safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![2, 3], &values)?)], None)?;
     /// let buffer = AlignedBytes::from_bytes(&bytes);
     /// let weights = Weights::parse(buffer.as_bytes())?;
     /// assert_eq!(weights.get::<2, f32>("w")?.view().get([0, 1])?, &2.0);
-    /// assert!(matches!(weights.get::<2, f32>("bias"), Err(WeightsError::MissingTensor { .. })));
-    /// assert!(matches!(weights.get::<2, f64>("w"), Err(WeightsError::WrongDtype { .. })));
-    /// assert!(matches!(
-    ///     weights.get::<1, f32>("w"),
-    ///     Err(WeightsError::RankMismatch { expected: 1, actual: 2, .. })
-    /// ));
+    /// assert!(matches!(weights.get::<2, f32>("bias"), Err(Error::MissingTensor { .. })));
+    /// let wrong = weights.get::<2, f64>("w").unwrap_err();
+    /// assert_eq!(wrong.to_string(), "tensor `w`: Weights::get: the tensor holds F32, but F64 was requested");
+    /// let Err(Error::InTensor { source, .. }) = weights.get::<1, f32>("w") else { panic!() };
+    /// assert_eq!(*source, Error::RankMismatch { op: "Weights::get", expected: 1, actual: 2 });
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn get<const R: usize, T: SafetensorsElement>(
         &self,
         name: &str,
-    ) -> Result<Weight<'a, R, T>, WeightsError> {
+    ) -> Result<Weight<'a, R, T>, Error> {
         let tensor = self
             .tensors
             .tensor(name)
-            .map_err(|_| WeightsError::MissingTensor {
+            .map_err(|_| Error::MissingTensor {
                 name: name.to_string(),
             })?;
-        if tensor.dtype() != T::DTYPE {
-            return Err(WeightsError::WrongDtype {
-                name: name.to_string(),
-                expected: format!("{:?}", T::DTYPE),
-                actual: format!("{:?}", tensor.dtype()),
-            });
-        }
-        let shape: [usize; R] =
-            tensor
-                .shape()
-                .try_into()
-                .map_err(|_| WeightsError::RankMismatch {
-                    name: name.to_string(),
-                    expected: R,
-                    actual: tensor.shape().len(),
-                    shape: tensor.shape().to_vec(),
-                })?;
-        let bytes = tensor.data();
-        let elements = checked_len(&shape).map_err(TensorViewError::from)?;
-        let expected_bytes = elements.checked_mul(size_of::<T>());
-        if expected_bytes != Some(bytes.len()) {
-            return Err(WeightsError::ByteLengthMismatch {
-                name: name.to_string(),
-                expected_bytes: expected_bytes.unwrap_or(usize::MAX),
-                actual_bytes: bytes.len(),
-            });
-        }
-        if cfg!(target_endian = "little")
-            && let Ok(values) = bytemuck::try_cast_slice::<u8, T>(bytes)
-        {
-            return Ok(Weight::Borrowed(View::from_slice(values, shape)?));
-        }
-        Ok(Weight::Copied(copy_values(bytes, shape)?))
+        let read = || {
+            let op = "Weights::get";
+            if tensor.dtype() != T::DTYPE {
+                return Err(Error::WrongDtype {
+                    op,
+                    expected: format!("{:?}", T::DTYPE),
+                    actual: format!("{:?}", tensor.dtype()),
+                });
+            }
+            let shape: [usize; R] =
+                tensor
+                    .shape()
+                    .try_into()
+                    .map_err(|_| Error::RankMismatch {
+                        op,
+                        expected: R,
+                        actual: tensor.shape().len(),
+                    })?;
+            let bytes = tensor.data();
+            let elements = checked_len(&shape, op)?;
+            let expected_bytes = elements.checked_mul(size_of::<T>());
+            if expected_bytes != Some(bytes.len()) {
+                return Err(Error::ByteLengthMismatch {
+                    op,
+                    expected_bytes: expected_bytes.unwrap_or(usize::MAX),
+                    actual_bytes: bytes.len(),
+                });
+            }
+            if cfg!(target_endian = "little")
+                && let Ok(values) = bytemuck::try_cast_slice::<u8, T>(bytes)
+            {
+                return Ok(Weight::Borrowed(View::from_slice(values, shape)?));
+            }
+            Ok(Weight::Copied(copy_values(bytes, shape)?))
+        };
+        read().map_err(|error| error.in_tensor(name))
     }
 }
 
@@ -286,10 +239,11 @@ impl<'a> Weights<'a> {
 fn copy_values<const R: usize, T: SafetensorsElement>(
     bytes: &[u8],
     shape: [usize; R],
-) -> Result<Tensor<R, T>, TensorViewError> {
+) -> Result<Tensor<R, T>, Error> {
     let width = size_of::<T>();
     let count = bytes.len() / width;
-    let mut values: Vec<T> = try_buffer(count).map_err(|failed| TensorError::AllocationFailed {
+    let mut values: Vec<T> = try_buffer(count).map_err(|failed| Error::AllocationFailed {
+        op: "Weights::get",
         elements: failed.elements,
     })?;
     for chunk in bytes.chunks_exact(width) {
@@ -301,7 +255,7 @@ fn copy_values<const R: usize, T: SafetensorsElement>(
         }
         values.push(value);
     }
-    Ok(Tensor::from_vec(shape, values)?)
+    Tensor::from_vec(shape, values)
 }
 
 /// A byte buffer whose start is 8-byte aligned, so f32/f64 tensors of a

@@ -29,7 +29,7 @@ fn mean_over<const R: usize, const S: usize, K>(
     keep: K,
 ) -> Result<Tensor<S>, TensorOpError>
 where
-    K: ReduceDim<R, Output = Rank<S>>,
+    K: ReduceDim<Rank<R>, Output = Rank<S>>,
 {
     mean_axis(v, axis, keep)
 }
@@ -56,5 +56,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     );
     let removed = mean_over(&x.view(), 1, RemoveDim)?; // [2]
     assert_eq!(removed.as_slice(), &[2.0, 5.0]);
+
+    // Any readable array is an operand: a mutable view too.
+    let mut w = x.clone();
+    let mut w_mut = w.view_mut();
+    w_mut.map_inplace(|v| 2.0 * v);
+    assert_eq!(sum_last(&w_mut.view())?.as_slice(), &[12.0, 30.0]);
+    assert_eq!(sum_axis(&w_mut, 1, RemoveDim)?.as_slice(), &[12.0, 30.0]);
     Ok(())
 }

@@ -10,19 +10,21 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     assert_eq!(
         wrong,
         Err(TensorError::RankMismatch {
+            op: "into_ranked",
             expected: 3,
             actual: 2
         })
     );
     assert_eq!(
         wrong.unwrap_err().to_string(),
-        "rank mismatch: expected rank 3, got rank 2"
+        "into_ranked: expected rank 3, got rank 2"
     );
 
     let view_wrong: Result<View<'_, 1>, _> = d.view().into_ranked();
     assert_eq!(
         view_wrong.unwrap_err(),
         TensorError::RankMismatch {
+            op: "into_ranked",
             expected: 1,
             actual: 2
         }

@@ -1,238 +1,288 @@
-//! Axis iterators: one view per index of an axis (`axis_iter`, rank
-//! `R - 1`) or per chunk of it (`axis_chunks_iter`, rank `R`), for every
-//! view type. Exact-size and double-ended; each item is a view of the same
-//! storage (no copy, no allocation).
+//! Axis iterators: one piece per index of an axis (`axis_iter`, one axis
+//! less) or per chunk of it (`axis_chunks_iter`, the rank kept), for every
+//! borrowed storage. Exact-size, double-ended and fused; each item is a
+//! piece of the same storage (no copy, no allocation), and the pieces are
+//! alive together (views for a `View`, [`CellView`](super::base::CellView)s
+//! for a mutable view).
 
+use super::base::ArrayBase;
+use super::storage::Borrowed;
+use crate::error::Error;
+use crate::tensor::shape::dimension::Dimension;
+use crate::tensor::shape::dims::Dims;
+use crate::tensor::shape::layout::{check_axis, narrowed_len};
+use crate::tensor::shape::rank::RemoveAxis;
 use std::iter::FusedIterator;
 
-/// Makes one piece of a view: the same storage, the base offset moved by
-/// `shift` elements (`None` when that does not fit: only for empty pieces,
-/// which are never read) and optionally one axis narrowed to an extent.
-pub(crate) type MakePiece<V> = fn(&V, Option<usize>, Option<(usize, usize)>) -> V;
-
-/// The piece maker of every view type: another view of the same storage
-/// (for mutable views only ever called for disjoint pieces).
-macro_rules! piece_maker {
-    () => {
-        pub(crate) fn piece(&self, shift: Option<usize>, narrow: Option<(usize, usize)>) -> Self {
-            let mut layout = self.layout.clone();
-            if let Some(base) = shift.and_then(|shift| layout.base_offset.checked_add(shift)) {
-                layout.base_offset = base;
-            }
-            if let Some((axis, extent)) = narrow {
-                crate::tensor::shape::dims::Dims::as_mut_slice(&mut layout.shape)[axis] = extent;
-                layout.len = crate::tensor::shape::layout::narrowed_len(layout.shape());
-            }
-            Self {
-                data: self.data,
-                layout,
-            }
-        }
-    };
-}
-pub(crate) use piece_maker;
-
-/// The iterator traits of a type that yields `self.$piece(i)` for `i` in
-/// `front..back`: exact-size, double-ended, fused, and jumping in `nth`,
-/// `nth_back`, `count` and `last` (the skipped pieces are never built, and an
-/// axis may have 2^60 indices).
-macro_rules! index_iterator {
-    ($Iter:ident, $piece:ident) => {
-        impl<V> Iterator for $Iter<V> {
-            type Item = V;
-
-            fn next(&mut self) -> Option<V> {
-                (self.front < self.back).then(|| {
-                    self.front += 1;
-                    self.$piece(self.front - 1)
-                })
-            }
-
-            fn size_hint(&self) -> (usize, Option<usize>) {
-                let left = self.back - self.front;
-                (left, Some(left))
-            }
-
-            fn nth(&mut self, n: usize) -> Option<V> {
-                self.front = self.front.saturating_add(n).min(self.back);
-                self.next()
-            }
-
-            fn count(self) -> usize {
-                self.back - self.front
-            }
-
-            fn last(mut self) -> Option<V> {
-                self.next_back()
-            }
-        }
-
-        impl<V> DoubleEndedIterator for $Iter<V> {
-            fn next_back(&mut self) -> Option<V> {
-                (self.front < self.back).then(|| {
-                    self.back -= 1;
-                    self.$piece(self.back)
-                })
-            }
-
-            fn nth_back(&mut self, n: usize) -> Option<V> {
-                self.back = self.back.saturating_sub(n).max(self.front);
-                self.next_back()
-            }
-        }
-
-        impl<V> ExactSizeIterator for $Iter<V> {}
-        impl<V> FusedIterator for $Iter<V> {}
-    };
+/// How piece `i` is made from the first piece.
+#[derive(Debug, Clone, Copy)]
+enum Step {
+    /// Piece `i` is the first moved by `i * stride` (one index of an axis).
+    Index { stride: usize },
+    /// Piece `k` is the first moved by `k * size * stride`, its `axis`
+    /// narrowed to what is left of `extent` (chunks of `size` indices).
+    Chunk {
+        axis: usize,
+        size: usize,
+        extent: usize,
+        stride: usize,
+    },
 }
 
-/// The views at each index of one axis, in order: see `axis_iter`.
+/// The pieces of one axis, in order: see `axis_iter` and `axis_chunks_iter`.
+/// `nth`, `nth_back`, `count` and `last` jump (the skipped pieces are never
+/// built, and an axis may have 2^60 indices).
 #[derive(Debug)]
 pub struct AxisIter<V> {
     first: V,
-    make: MakePiece<V>,
-    stride: usize,
+    step: Step,
     front: usize,
     back: usize,
 }
 
-impl<V> AxisIter<V> {
-    /// The pieces of `first` (the view at index 0, axis removed) stepping by `stride`.
-    pub(crate) fn new(first: V, make: MakePiece<V>, stride: usize, extent: usize) -> Self {
-        Self {
-            first,
-            make,
-            stride,
+/// The chunks of one axis, in order: see `axis_chunks_iter`. The same
+/// iterator as [`AxisIter`], whose items keep the axis.
+pub type AxisChunksIter<V> = AxisIter<V>;
+
+impl<P: Borrowed + Copy, D: Dimension> AxisIter<ArrayBase<P, D>> {
+    fn piece(&self, i: usize) -> ArrayBase<P, D> {
+        let (shift, narrow) = match self.step {
+            Step::Index { stride } => (i.checked_mul(stride), None),
+            Step::Chunk {
+                axis,
+                size,
+                extent,
+                stride,
+            } => {
+                let start = i * size;
+                let shift = start.checked_mul(stride);
+                (shift, Some((axis, size.min(extent - start))))
+            }
+        };
+        let mut layout = self.first.layout.clone();
+        // An offset that does not fit only belongs to an empty piece, which
+        // is never read: keep the first piece's base then.
+        if let Some(base) = shift.and_then(|shift| layout.base_offset.checked_add(shift)) {
+            layout.base_offset = base;
+        }
+        if let Some((axis, extent)) = narrow {
+            layout.shape.as_mut_slice()[axis] = extent;
+            layout.len = narrowed_len(layout.shape());
+        }
+        ArrayBase {
+            data: self.first.data,
+            layout,
+        }
+    }
+}
+
+impl<P: Borrowed + Copy, D: Dimension> Iterator for AxisIter<ArrayBase<P, D>> {
+    type Item = ArrayBase<P, D>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        (self.front < self.back).then(|| {
+            self.front += 1;
+            self.piece(self.front - 1)
+        })
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let left = self.back - self.front;
+        (left, Some(left))
+    }
+
+    fn nth(&mut self, n: usize) -> Option<Self::Item> {
+        self.front = self.front.saturating_add(n).min(self.back);
+        self.next()
+    }
+
+    fn count(self) -> usize {
+        self.back - self.front
+    }
+
+    fn last(mut self) -> Option<Self::Item> {
+        self.next_back()
+    }
+}
+
+impl<P: Borrowed + Copy, D: Dimension> DoubleEndedIterator for AxisIter<ArrayBase<P, D>> {
+    fn next_back(&mut self) -> Option<Self::Item> {
+        (self.front < self.back).then(|| {
+            self.back -= 1;
+            self.piece(self.back)
+        })
+    }
+
+    fn nth_back(&mut self, n: usize) -> Option<Self::Item> {
+        self.back = self.back.saturating_sub(n).max(self.front);
+        self.next_back()
+    }
+}
+
+impl<P: Borrowed + Copy, D: Dimension> ExactSizeIterator for AxisIter<ArrayBase<P, D>> {}
+impl<P: Borrowed + Copy, D: Dimension> FusedIterator for AxisIter<ArrayBase<P, D>> {}
+
+impl<S: Borrowed, D: Dimension> ArrayBase<S, D> {
+    /// The pieces at each index of `axis`, in order, each without that axis
+    /// (rank `R - 1`). ≈ ndarray `axis_iter`, PyTorch `unbind` (without
+    /// copies). Views of a `View`; [`CellView`](super::base::CellView)s of a
+    /// mutable view, which may all be written while alive.
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfBounds`].
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::Tensor;
+    /// let mut owner = Tensor::<2>::zeros([2, 3])?;
+    /// let columns: Vec<_> = owner.view().axis_iter(1)?.map(|c| c.base_offset()).collect();
+    /// assert_eq!(columns, [0, 1, 2]);
+    /// for (j, mut column) in owner.view_mut().axis_iter(1)?.enumerate() {
+    ///     column.fill(j as f64);
+    /// }
+    /// assert_eq!(owner.as_slice(), &[0.0, 1.0, 2.0, 0.0, 1.0, 2.0]);
+    /// # Ok::<(), llm_from_scratch::Error>(())
+    /// ```
+    pub fn axis_iter<E: Dimension>(
+        self,
+        axis: usize,
+    ) -> Result<AxisIter<ArrayBase<S::Piece, E>>, Error>
+    where
+        D: RemoveAxis<Smaller = E>,
+    {
+        check_axis(axis, self.layout.rank(), "axis_iter")?;
+        let (extent, stride) = (self.layout.shape()[axis], self.layout.strides()[axis]);
+        let layout = self.layout.axis_piece(axis);
+        Ok(AxisIter {
+            first: ArrayBase {
+                data: self.data.into_piece(),
+                layout,
+            },
+            step: Step::Index { stride },
             front: 0,
             back: extent,
-        }
+        })
     }
 
-    fn at(&self, index: usize) -> V {
-        (self.make)(&self.first, index.checked_mul(self.stride), None)
+    /// [`axis_iter`](ArrayBase::axis_iter) over axis 0: the rows of a
+    /// matrix, the positions of `[T, C]`, the batches of `[B, T, C]`.
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfBounds`] for a dynamic rank-0 view.
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::Tensor;
+    /// let owner = Tensor::<2>::zeros([2, 3])?;
+    /// let firsts: Vec<_> = owner.view().outer_iter()?.map(|row| row.base_offset()).collect();
+    /// assert_eq!(firsts, [0, 3]);
+    /// # Ok::<(), llm_from_scratch::Error>(())
+    /// ```
+    pub fn outer_iter<E: Dimension>(self) -> Result<AxisIter<ArrayBase<S::Piece, E>>, Error>
+    where
+        D: RemoveAxis<Smaller = E>,
+    {
+        self.axis_iter(0)
     }
-}
 
-index_iterator!(AxisIter, at);
-
-/// Chunks of `size` indices along one axis, the last one shorter when the
-/// extent is not a multiple: see `axis_chunks_iter`.
-#[derive(Debug)]
-pub struct AxisChunksIter<V> {
-    first: V,
-    make: MakePiece<V>,
-    axis: usize,
-    size: usize,
-    extent: usize,
-    stride: usize,
-    front: usize,
-    back: usize,
-}
-
-impl<V> AxisChunksIter<V> {
-    /// Chunks of `view`, whose `axis` has `extent` and `stride`, along that
-    /// axis; `size` is at least 1.
-    pub(crate) fn new(
-        view: V,
-        make: MakePiece<V>,
+    /// Chunks of `size` indices along `axis`, in order, each keeping the
+    /// rank; the last chunk is shorter when `size` does not divide the
+    /// extent. ≈ ndarray `axis_chunks_iter`, PyTorch `split(size, axis)`.
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfBounds`], then [`Error::ZeroChunkSize`].
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::Tensor;
+    /// let owner = Tensor::<2>::zeros([2, 3])?;
+    /// let widths: Vec<_> = owner.view().axis_chunks_iter(1, 2)?.map(|c| c.shape()[1]).collect();
+    /// assert_eq!(widths, [2, 1]);
+    /// # Ok::<(), llm_from_scratch::Error>(())
+    /// ```
+    pub fn axis_chunks_iter(
+        self,
         axis: usize,
-        (extent, stride): (usize, usize),
         size: usize,
-    ) -> Self {
-        Self {
-            first: view,
-            make,
-            axis,
-            size,
-            extent,
-            stride,
+    ) -> Result<AxisChunksIter<ArrayBase<S::Piece, D>>, Error> {
+        check_axis(axis, self.layout.rank(), "axis_chunks_iter")?;
+        if size == 0 {
+            return Err(Error::ZeroChunkSize { axis });
+        }
+        let (extent, stride) = (self.layout.shape()[axis], self.layout.strides()[axis]);
+        let mut layout = self.layout;
+        layout.shape.as_mut_slice()[axis] = size.min(extent);
+        layout.len = narrowed_len(layout.shape());
+        Ok(AxisIter {
+            first: ArrayBase {
+                data: self.data.into_piece(),
+                layout,
+            },
+            step: Step::Chunk {
+                axis,
+                size,
+                extent,
+                stride,
+            },
             front: 0,
             back: extent.div_ceil(size),
-        }
-    }
-
-    fn chunk(&self, k: usize) -> V {
-        let start = k * self.size;
-        let extent = self.size.min(self.extent - start);
-        let shift = start.checked_mul(self.stride);
-        (self.make)(&self.first, shift, Some((self.axis, extent)))
+        })
     }
 }
 
-index_iterator!(AxisChunksIter, chunk);
+/// The earlier names of the splits of a mutable view (before one array type
+/// gave every view the same methods).
+impl<'a, T, D: Dimension> ArrayBase<&'a mut [T], D> {
+    /// [`split_at`](ArrayBase::split_at) of a mutable view.
+    ///
+    /// # Errors
+    /// As for `split_at`.
+    #[deprecated(since = "0.3.0", note = "use `split_at`: every view has it, and a mutable view's parts are `CellView`s")]
+    #[allow(clippy::type_complexity)]
+    pub fn split_at_mut(
+        self,
+        axis: usize,
+        index: usize,
+    ) -> Result<(ArrayBase<super::storage::Cells<'a, T>, D>, ArrayBase<super::storage::Cells<'a, T>, D>), Error> {
+        self.split_at(axis, index)
+    }
 
-/// The axis iterator constructors of every view type (see
-/// [`shared`](super::shared) for the conventions). `$Item` is the view
-/// type of one index, `$bound` its rank bound (`RemoveAxis` for the ranked
-/// types, nothing for the dynamic ones) and `$generics` the method's
-/// generic parameters (`<const S: usize>` for the ranked types).
-macro_rules! axis_iters {
-    (
-        [$($recv:tt)*] $s:ident,
-        $axis_iter:ident, $outer_iter:ident, $axis_chunks_iter:ident,
-        [$($generics:tt)*] $Item:ty, [$($bound:tt)*], $setup:expr, $view:expr
-    ) => {
-        /// The views at each index of `axis`, in order, each without that
-        /// axis (rank `R - 1` in the ranked API). ≈ ndarray `axis_iter`,
-        /// PyTorch `unbind` (without copies). Exact-size, double-ended.
-        ///
-        /// # Errors
-        /// [`TensorViewError::AxisOutOfBounds`](crate::tensor::TensorViewError::AxisOutOfBounds).
-        ///
-        #[doc = concat!("```\n", $setup, "\nlet columns: Vec<_> = ", $view, ".", stringify!($axis_iter), "(1)?.map(|c| c.base_offset()).collect();\nassert_eq!(columns, [0, 1, 2]);\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
-        pub fn $axis_iter $($generics)* (
-            $($recv)* $s,
-            axis: usize,
-        ) -> Result<crate::tensor::AxisIter<$Item>, crate::tensor::TensorViewError>
-        where
-            $($bound)*
-        {
-            crate::tensor::shape::layout::check_axis(axis, $s.layout.rank())?;
-            let (extent, stride) = ($s.layout.shape()[axis], $s.layout.strides()[axis]);
-            let layout = $s.layout.axis_piece(axis);
-            let first = <$Item>::from_parts_unchecked($s.data, layout);
-            Ok(crate::tensor::AxisIter::new(first, <$Item>::piece, stride, extent))
-        }
+    /// [`axis_iter`](ArrayBase::axis_iter) of a mutable view.
+    ///
+    /// # Errors
+    /// As for `axis_iter`.
+    #[deprecated(since = "0.3.0", note = "use `axis_iter`: every view has it, and a mutable view's pieces are `CellView`s")]
+    pub fn axis_iter_mut<E: Dimension>(
+        self,
+        axis: usize,
+    ) -> Result<AxisIter<ArrayBase<super::storage::Cells<'a, T>, E>>, Error>
+    where
+        D: RemoveAxis<Smaller = E>,
+    {
+        self.axis_iter(axis)
+    }
 
-        #[doc = concat!("[`", stringify!($axis_iter), "`](Self::", stringify!($axis_iter), ") over axis 0: the rows of a matrix,")]
-        /// the positions of `[T, C]`, the batches of `[B, T, C]`.
-        ///
-        /// # Errors
-        /// [`TensorViewError::AxisOutOfBounds`](crate::tensor::TensorViewError::AxisOutOfBounds)
-        /// for a rank-0 view.
-        ///
-        #[doc = concat!("```\n", $setup, "\nlet firsts: Vec<_> = ", $view, ".", stringify!($outer_iter), "()?.map(|row| row.base_offset()).collect();\nassert_eq!(firsts, [0, 3]);\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
-        pub fn $outer_iter $($generics)* (
-            $($recv)* $s,
-        ) -> Result<crate::tensor::AxisIter<$Item>, crate::tensor::TensorViewError>
-        where
-            $($bound)*
-        {
-            $s.$axis_iter(0)
-        }
+    /// [`outer_iter`](ArrayBase::outer_iter) of a mutable view.
+    ///
+    /// # Errors
+    /// As for `outer_iter`.
+    #[deprecated(since = "0.3.0", note = "use `outer_iter`: every view has it, and a mutable view's pieces are `CellView`s")]
+    pub fn outer_iter_mut<E: Dimension>(
+        self,
+    ) -> Result<AxisIter<ArrayBase<super::storage::Cells<'a, T>, E>>, Error>
+    where
+        D: RemoveAxis<Smaller = E>,
+    {
+        self.axis_iter(0)
+    }
 
-        /// Chunks of `size` indices along `axis`, in order, each keeping the
-        /// rank; the last chunk is shorter when `size` does not divide the
-        /// extent. ≈ ndarray `axis_chunks_iter`, PyTorch `split(size, axis)`.
-        ///
-        /// # Errors
-        /// [`TensorViewError::AxisOutOfBounds`](crate::tensor::TensorViewError::AxisOutOfBounds),
-        /// then [`TensorViewError::ZeroChunkSize`](crate::tensor::TensorViewError::ZeroChunkSize).
-        ///
-        #[doc = concat!("```\n", $setup, "\nlet widths: Vec<_> = ", $view, ".", stringify!($axis_chunks_iter), "(1, 2)?.map(|c| c.shape()[1]).collect();\nassert_eq!(widths, [2, 1]);\n# Ok::<(), Box<dyn std::error::Error>>(())\n```")]
-        pub fn $axis_chunks_iter(
-            $($recv)* $s,
-            axis: usize,
-            size: usize,
-        ) -> Result<crate::tensor::AxisChunksIter<Self>, crate::tensor::TensorViewError> {
-            crate::tensor::shape::layout::check_axis(axis, $s.layout.rank())?;
-            if size == 0 {
-                return Err(crate::tensor::TensorViewError::ZeroChunkSize { axis });
-            }
-            let geometry = ($s.layout.shape()[axis], $s.layout.strides()[axis]);
-            let first = $s.piece(Some(0), Some((axis, size.min(geometry.0))));
-            Ok(crate::tensor::AxisChunksIter::new(first, Self::piece, axis, geometry, size))
-        }
-    };
+    /// [`axis_chunks_iter`](ArrayBase::axis_chunks_iter) of a mutable view.
+    ///
+    /// # Errors
+    /// As for `axis_chunks_iter`.
+    #[deprecated(since = "0.3.0", note = "use `axis_chunks_iter`: every view has it, and a mutable view's pieces are `CellView`s")]
+    pub fn axis_chunks_iter_mut(
+        self,
+        axis: usize,
+        size: usize,
+    ) -> Result<AxisIter<ArrayBase<super::storage::Cells<'a, T>, D>>, Error> {
+        self.axis_chunks_iter(axis, size)
+    }
 }
-pub(crate) use axis_iters;

@@ -16,9 +16,8 @@
 //! as `usize` bit patterns read as `isize`, which is what ours are when
 //! they are non-negative.
 
-use super::dynamic::DynView;
-use super::view::View;
-use crate::tensor::error::TensorViewError;
+use super::base::{DynView, View};
+use crate::error::Error;
 use crate::tensor::shape::dims::{Dims, DynDims};
 use crate::tensor::shape::layout::Layout;
 use ::ndarray::{ArrayView, ArrayViewD, Axis, Dim, Dimension, IxDyn, ShapeBuilder, Slice};
@@ -31,8 +30,8 @@ use ::ndarray::{ArrayView, ArrayViewD, Axis, Dim, Dimension, IxDyn, ShapeBuilder
 fn to_array_view<'a, A, E: Dims, D: Dimension>(
     data: &'a [A],
     layout: &Layout<E>,
-) -> Result<ArrayView<'a, A, D>, TensorViewError> {
-    let limit = || TensorViewError::NdarrayLimitExceeded {
+) -> Result<ArrayView<'a, A, D>, Error> {
+    let limit = || Error::NdarrayLimitExceeded {
         shape: layout.shape().to_vec(),
         strides: layout.strides().to_vec(),
     };
@@ -68,7 +67,7 @@ fn to_array_view<'a, A, E: Dims, D: Dimension>(
 /// never used to step; a negative one becomes 0.
 fn from_array_view<'a, A, D: Dimension, E: Dims>(
     array: ArrayView<'a, A, D>,
-) -> Result<(&'a [A], Layout<E>), TensorViewError> {
+) -> Result<(&'a [A], Layout<E>), Error> {
     let rank = array.ndim();
     let empty = array.is_empty();
     let mut shape = E::zeros(rank);
@@ -84,11 +83,11 @@ fn from_array_view<'a, A, D: Dimension, E: Dims>(
         *out = match usize::try_from(stride) {
             Ok(stride) => stride,
             Err(_) if empty || extent == 1 => 0,
-            Err(_) => return Err(TensorViewError::NegativeStride { axis, stride }),
+            Err(_) => return Err(Error::NegativeStride { axis, stride }),
         };
     }
     if empty {
-        return Ok((&[], Layout::borrowed(shape, strides, 0, 0)?));
+        return Ok((&[], Layout::borrowed(shape, strides, 0, 0, "View::try_from")?));
     }
     // A broadcast axis reads one position over and over: keep index 0 of it
     // to find the storage the view covers.
@@ -102,11 +101,11 @@ fn from_array_view<'a, A, D: Dimension, E: Dims>(
     let data =
         covered
             .to_slice_memory_order()
-            .ok_or_else(|| TensorViewError::NotContiguousInMemory {
+            .ok_or_else(|| Error::NotContiguousInMemory {
                 shape: array.shape().to_vec(),
                 strides: array.strides().to_vec(),
             })?;
-    Ok((data, Layout::borrowed(shape, strides, 0, data.len())?))
+    Ok((data, Layout::borrowed(shape, strides, 0, data.len(), "View::try_from")?))
 }
 
 impl<'a, const R: usize, T> View<'a, R, T> {
@@ -120,7 +119,7 @@ impl<'a, const R: usize, T> View<'a, R, T> {
     /// shape (it reads nothing, so its strides are ndarray's).
     ///
     /// # Errors
-    /// [`TensorViewError::NdarrayLimitExceeded`] when ndarray cannot hold the
+    /// [`Error::NdarrayLimitExceeded`] when ndarray cannot hold the
     /// layout: more than `isize::MAX` elements counting non-zero extents (a
     /// huge broadcast, or an empty `[usize::MAX, 0]`).
     ///
@@ -133,7 +132,7 @@ impl<'a, const R: usize, T> View<'a, R, T> {
     /// assert_eq!(t.as_ptr(), owner.as_slice().as_ptr()); // the owner's storage
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn to_ndarray(&self) -> Result<ArrayView<'a, T, Dim<[usize; R]>>, TensorViewError>
+    pub fn to_ndarray(&self) -> Result<ArrayView<'a, T, Dim<[usize; R]>>, Error>
     where
         Dim<[usize; R]>: Dimension,
     {
@@ -147,7 +146,7 @@ impl<'a, T> DynView<'a, T> {
     /// [`View::to_ndarray`].
     ///
     /// # Errors
-    /// [`TensorViewError::NdarrayLimitExceeded`], as for [`View::to_ndarray`].
+    /// [`Error::NdarrayLimitExceeded`], as for [`View::to_ndarray`].
     ///
     /// ```
     /// use llm_from_scratch::tensor::dynamic::DynTensor;
@@ -156,7 +155,7 @@ impl<'a, T> DynView<'a, T> {
     /// assert_eq!(column.iter().copied().collect::<Vec<_>>(), [12.0, 22.0]);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn to_ndarray(&self) -> Result<ArrayViewD<'a, T>, TensorViewError> {
+    pub fn to_ndarray(&self) -> Result<ArrayViewD<'a, T>, Error> {
         to_array_view(self.data, &self.layout)
     }
 }
@@ -166,18 +165,18 @@ impl<'a, const R: usize, T> TryFrom<View<'a, R, T>> for ArrayView<'a, T, Dim<[us
 where
     Dim<[usize; R]>: Dimension,
 {
-    type Error = TensorViewError;
+    type Error = Error;
 
-    fn try_from(view: View<'a, R, T>) -> Result<Self, TensorViewError> {
+    fn try_from(view: View<'a, R, T>) -> Result<Self, Error> {
         view.to_ndarray()
     }
 }
 
 /// Same as [`DynView::to_ndarray`] (feature `ndarray`).
 impl<'a, T> TryFrom<DynView<'a, T>> for ArrayViewD<'a, T> {
-    type Error = TensorViewError;
+    type Error = Error;
 
-    fn try_from(view: DynView<'a, T>) -> Result<Self, TensorViewError> {
+    fn try_from(view: DynView<'a, T>) -> Result<Self, Error> {
         view.to_ndarray()
     }
 }
@@ -193,33 +192,33 @@ impl<'a, T> TryFrom<DynView<'a, T>> for ArrayViewD<'a, T> {
 /// negative one becomes 0 there.
 ///
 /// # Errors
-/// In this order: [`TensorViewError::NegativeStride`] for the first axis
+/// In this order: [`Error::NegativeStride`] for the first axis
 /// of extent > 1 that runs backwards (`invert_axis`, a `-1` step);
-/// [`TensorViewError::NotContiguousInMemory`] when the elements skip memory
+/// [`Error::NotContiguousInMemory`] when the elements skip memory
 /// (a column slice, a stepped slice): safe Rust can only borrow one
 /// contiguous slice. `.as_standard_layout()` copies either into a layout
 /// that converts.
 ///
 /// ```
-/// use llm_from_scratch::tensor::{TensorViewError, View};
+/// use llm_from_scratch::{tensor::View, Error};
 /// use ndarray::{Array2, s};
 /// let a = Array2::from_shape_vec((2, 3), vec![10.0, 11.0, 12.0, 20.0, 21.0, 22.0])?;
 /// let t = View::try_from(a.t())?; // Fortran layout: strides [1, 3], no copy
 /// assert_eq!((t.shape(), t.strides()), (&[3, 2], &[1, 3]));
 /// assert_eq!(t.get([2, 1])?, &22.0);
 /// let column = a.slice(s![.., 1..2]); // skips memory between its elements
-/// assert!(matches!(View::try_from(column), Err(TensorViewError::NotContiguousInMemory { .. })));
+/// assert!(matches!(View::try_from(column), Err(Error::NotContiguousInMemory { .. })));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 impl<'a, const R: usize, T> TryFrom<ArrayView<'a, T, Dim<[usize; R]>>> for View<'a, R, T>
 where
     Dim<[usize; R]>: Dimension,
 {
-    type Error = TensorViewError;
+    type Error = Error;
 
-    fn try_from(array: ArrayView<'a, T, Dim<[usize; R]>>) -> Result<Self, TensorViewError> {
+    fn try_from(array: ArrayView<'a, T, Dim<[usize; R]>>) -> Result<Self, Error> {
         let (data, layout) = from_array_view(array)?;
-        Ok(View::from_parts_unchecked(data, layout))
+        Ok(View { data, layout })
     }
 }
 
@@ -236,10 +235,10 @@ where
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 impl<'a, T> TryFrom<ArrayView<'a, T, IxDyn>> for DynView<'a, T> {
-    type Error = TensorViewError;
+    type Error = Error;
 
-    fn try_from(array: ArrayView<'a, T, IxDyn>) -> Result<Self, TensorViewError> {
+    fn try_from(array: ArrayView<'a, T, IxDyn>) -> Result<Self, Error> {
         let (data, layout) = from_array_view::<T, IxDyn, DynDims>(array)?;
-        Ok(DynView::from_parts_unchecked(data, layout))
+        Ok(DynView { data, layout })
     }
 }

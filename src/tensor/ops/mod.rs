@@ -1,16 +1,15 @@
 //! Operations: broadcasting, elementwise maps, single-axis reductions,
-//! matrix products, gathers and the fused softmax, as free functions (for
-//! generic code) and as methods of [`View`](crate::tensor::View) and
-//! [`Tensor`](crate::tensor::Tensor) with the same names and rules.
+//! matrix products, gathers and the fused softmax. Each one is one generic
+//! function (for generic code), an `_into` form that writes into a caller's
+//! owner so hot loops reuse buffers, and a method of every readable array
+//! with the same name and rules (`x.sum_axis(1, KeepDim)?`, `x.matmul(&w)?`).
 //!
-//! Output ranks are computed by the traits of [`crate::tensor::rank`] and
-//! inferred at the call site: `sum_axis(&v3, 1, RemoveDim)?` is a
-//! `Tensor<2>`, `map_binary(&tokens2, &bias1, f)?` a `Tensor<2>`. Every op
-//! has an `_into` twin that writes into a caller's tensor so hot loops can
-//! reuse buffers. Operands are `&impl AsView<R, T>`: tensors and views alike
-//! (a `ViewMut` is read through `reborrow().materialize()` or written to
-//! with its own in-place methods; it is not an `AsView`). The dynamic API (`tensor::dynamic`) calls the same
-//! rank-erased cores defined here.
+//! Operands are `&impl AsArray<D, T>`: owners, views and exclusive mutable
+//! views alike, of a typed rank or a dynamic one. Output dimensions are
+//! computed by the traits of [`crate::tensor::rank`] and inferred at the
+//! call site: `sum_axis(&v3, 1, RemoveDim)?` is a `Tensor<2>`,
+//! `map_binary(&tokens2, &bias1, f)?` a `Tensor<2>`, and the same calls on
+//! `DynView`s (with `keep_dim: bool`) give `DynTensor`s.
 //!
 //! # Data movement and fused operations
 //!
@@ -32,55 +31,78 @@
 //! layout of the same logical values (contiguous, transposed, sliced); a
 //! NaN made by arithmetic stays NaN, its payload bits unspecified by Rust.
 //!
-//! Errors, in this order: [`TensorOpError::ReductionAxisOutOfBounds`] if
-//! `axis >= R` (always for a rank-0 view), then for mean and max an axis of
-//! extent 0 ([`TensorOpError::EmptyMeanAxis`], [`TensorOpError::EmptyMaxAxis`]),
-//! then [`TensorOpError::OutputAllocationFailed`]; the `_into` variants
-//! allocate nothing and return [`TensorOpError::OutputShapeMismatch`] for an
-//! output of another shape.
+//! Errors, in this order: [`Error::AxisOutOfBounds`] if `axis >= R`
+//! (always for a rank-0 view), then for mean and max an axis of extent 0
+//! ([`Error::EmptyMeanAxis`], [`Error::EmptyMaxAxis`]), then
+//! [`Error::AllocationFailed`]; the `_into` variants allocate nothing and
+//! return [`Error::OutputShapeMismatch`] for an output of another shape.
+//! Every error names the function called (`sum_axis`, `sum_axis_into`, ...).
 //!
 //! [`RemoveDim`]: crate::tensor::RemoveDim
 //! [`KeepDim`]: crate::tensor::KeepDim
+//! [`Error::AxisOutOfBounds`]: crate::Error::AxisOutOfBounds
+//! [`Error::EmptyMeanAxis`]: crate::Error::EmptyMeanAxis
+//! [`Error::EmptyMaxAxis`]: crate::Error::EmptyMaxAxis
+//! [`Error::AllocationFailed`]: crate::Error::AllocationFailed
+//! [`Error::OutputShapeMismatch`]: crate::Error::OutputShapeMismatch
 
 mod broadcast;
-pub(crate) mod dynamic;
-pub(crate) mod dynamic_llm;
 mod gather;
 mod map;
 mod matmul;
-mod methods;
 mod reduce;
 mod softmax;
 
-pub use broadcast::broadcast_shape;
+pub use broadcast::{ShapeRef, broadcast_shape};
 pub use gather::{concat, concat_into, index_select, index_select_into, stack, stack_into};
 pub use map::{map_binary, map_binary_into, map_unary, map_unary_into};
-pub use matmul::{matmul, matmul_into};
+pub use matmul::{MatmulStrategy, matmul, matmul_into};
 pub use reduce::{argmax_axis, argmax_axis_into};
 pub use reduce::{max_axis, max_axis_into, mean_axis, mean_axis_into, sum_axis, sum_axis_into};
 pub use softmax::{softmax_axis, softmax_axis_into};
 
-use crate::tensor::error::TensorOpError;
+use crate::error::Error;
+use crate::tensor::array::base::ArrayBase;
+use crate::tensor::shape::dimension::Dimension;
+use crate::tensor::shape::layout::Layout;
 use crate::tensor::traverse::alloc::try_buffer;
 
-/// An output buffer for `elements` values, reserved with `try_reserve`.
-pub(crate) fn output_buffer<T>(elements: usize) -> Result<Vec<T>, TensorOpError> {
-    try_buffer(elements).map_err(|failed| TensorOpError::OutputAllocationFailed {
+/// An output buffer for `elements` values of the operation `op`, reserved
+/// with `try_reserve`.
+pub(crate) fn output_buffer<T>(elements: usize, op: &'static str) -> Result<Vec<T>, Error> {
+    try_buffer(elements).map_err(|failed| Error::AllocationFailed {
+        op,
         elements: failed.elements,
     })
 }
 
-/// `OutputShapeMismatch` unless the caller's output has the expected shape.
+/// `OutputShapeMismatch` of `op` unless the caller's output has the expected shape.
 pub(crate) fn check_output_shape(
     expected: &[usize],
     actual: &[usize],
-) -> Result<(), TensorOpError> {
+    op: &'static str,
+) -> Result<(), Error> {
     if expected == actual {
         Ok(())
     } else {
-        Err(TensorOpError::OutputShapeMismatch {
+        Err(Error::OutputShapeMismatch {
+            op,
             expected: expected.to_vec(),
             actual: actual.to_vec(),
         })
     }
+}
+
+/// A new owner of `values` laid out row-major in the checked `shape`.
+pub(crate) fn owner<E: Dimension, T>(
+    shape: E::Axes,
+    values: Vec<T>,
+    op: &'static str,
+) -> Result<ArrayBase<Vec<T>, E>, Error> {
+    let layout = Layout::row_major(shape, op)?;
+    debug_assert_eq!(layout.len, values.len());
+    Ok(ArrayBase {
+        data: values,
+        layout,
+    })
 }

@@ -2,7 +2,7 @@
 //! operand stretched to a broadcast shape.
 
 use super::layout::checked_len;
-use crate::tensor::error::TensorOpError;
+use crate::error::Error;
 
 /// NumPy broadcasting: right-align, missing leading extents are 1, equal
 /// extents pass, 1 yields to the other (so 0 with 1 gives 0), otherwise
@@ -13,7 +13,8 @@ pub(crate) fn broadcast_into(
     left: &[usize],
     right: &[usize],
     output: &mut [usize],
-) -> Result<usize, TensorOpError> {
+    op: &'static str,
+) -> Result<usize, Error> {
     let rank = output.len();
     debug_assert_eq!(rank, left.len().max(right.len()));
     for (axis, slot) in output.iter_mut().enumerate() {
@@ -24,14 +25,15 @@ pub(crate) fn broadcast_into(
         } else if left_dimension == 1 {
             right_dimension
         } else {
-            return Err(TensorOpError::IncompatibleBroadcast {
+            return Err(Error::IncompatibleBroadcast {
+                op,
                 axis,
                 left_dimension,
                 right_dimension,
             });
         };
     }
-    Ok(checked_len(output)?)
+    checked_len(output, op)
 }
 
 /// The extent of `shape` on output axis `axis` of a right-aligned rank-`rank` layout.
@@ -65,24 +67,24 @@ pub(crate) fn broadcast_strides(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tensor::error::TensorError;
 
     #[test]
     fn broadcast_reports_leftmost_axis_before_overflow() {
         let mut out = [0; 3];
         assert_eq!(
-            broadcast_into(&[0, usize::MAX, 1], &[1, 1, 2], &mut out),
-            Err(TensorOpError::Tensor(TensorError::ShapeOverflow))
+            broadcast_into(&[0, usize::MAX, 1], &[1, 1, 2], &mut out, "t"),
+            Err(Error::ShapeOverflow { op: "t" })
         );
         assert_eq!(
-            broadcast_into(&[0, usize::MAX, 3], &[2, 1, 2], &mut out),
-            Err(TensorOpError::IncompatibleBroadcast {
+            broadcast_into(&[0, usize::MAX, 3], &[2, 1, 2], &mut out, "t"),
+            Err(Error::IncompatibleBroadcast {
+                op: "t",
                 axis: 0,
                 left_dimension: 0,
                 right_dimension: 2
             })
         );
-        assert_eq!(broadcast_into(&[3, 1], &[4], &mut [0, 0]), Ok(12));
+        assert_eq!(broadcast_into(&[3, 1], &[4], &mut [0, 0], "t"), Ok(12));
     }
 
     #[test]

@@ -13,7 +13,9 @@ mod sealed {
 }
 
 /// An axis list (a shape or its strides): `[usize; R]` or [`DynDims`].
-pub(crate) trait Dims:
+/// Public only so that [`Dimension::Axes`](super::dimension::Dimension) can
+/// name it; the module is private, so users cannot.
+pub trait Dims:
     sealed::Sealed + Clone + PartialEq + Eq + fmt::Debug + Send + Sync + 'static
 {
     /// The rank when it is part of the type (`Some(R)` for `[usize; R]`).
@@ -57,7 +59,7 @@ const INLINE: usize = 12;
 /// A run-time-rank axis list: inline up to [`INLINE`] axes (so dynamic view
 /// transforms allocate nothing), on the heap beyond.
 #[derive(Clone)]
-pub(crate) enum DynDims {
+pub enum DynDims {
     /// `len` axes in `axes[..len]`.
     Inline { len: usize, axes: [usize; INLINE] },
     /// More than `INLINE` axes.

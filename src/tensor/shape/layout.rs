@@ -7,7 +7,7 @@
 //! and sum is checked.
 
 use super::dims::Dims;
-use crate::tensor::error::{TensorError, TensorViewError};
+use crate::error::Error;
 use std::ops::Range;
 
 /// A checked strided layout: which storage offset holds each coordinate.
@@ -32,25 +32,24 @@ pub(crate) struct Layout<D> {
 pub(crate) fn row_major_strides(
     shape: &[usize],
     strides: &mut [usize],
-) -> Result<usize, TensorError> {
+    op: &'static str,
+) -> Result<usize, Error> {
     debug_assert_eq!(shape.len(), strides.len());
     let mut running = 1_usize;
     for (stride, &extent) in strides.iter_mut().zip(shape).rev() {
         *stride = running;
         running = running
             .checked_mul(extent)
-            .ok_or(TensorError::ShapeOverflow)?;
+            .ok_or(Error::ShapeOverflow { op })?;
     }
     Ok(running)
 }
 
 /// The element count of `shape`, with every suffix product checked as in
 /// [`row_major_strides`].
-pub(crate) fn checked_len(shape: &[usize]) -> Result<usize, TensorError> {
+pub(crate) fn checked_len(shape: &[usize], op: &'static str) -> Result<usize, Error> {
     shape.iter().rev().try_fold(1_usize, |running, &extent| {
-        running
-            .checked_mul(extent)
-            .ok_or(TensorError::ShapeOverflow)
+        running.checked_mul(extent).ok_or(Error::ShapeOverflow { op })
     })
 }
 
@@ -72,7 +71,8 @@ fn required_len(
     shape: &[usize],
     strides: &[usize],
     base_offset: usize,
-) -> Result<usize, TensorError> {
+    op: &'static str,
+) -> Result<usize, Error> {
     if shape.contains(&0) {
         return Ok(0);
     }
@@ -81,17 +81,17 @@ fn required_len(
         last = (extent - 1)
             .checked_mul(stride)
             .and_then(|step| last.checked_add(step))
-            .ok_or(TensorError::ShapeOverflow)?;
+            .ok_or(Error::ShapeOverflow { op })?;
     }
-    last.checked_add(1).ok_or(TensorError::ShapeOverflow)
+    last.checked_add(1).ok_or(Error::ShapeOverflow { op })
 }
 
-/// Checks one axis argument against a rank.
-pub(crate) fn check_axis(axis: usize, rank: usize) -> Result<(), TensorViewError> {
+/// Checks one axis argument of the operation `op` against a rank.
+pub(crate) fn check_axis(axis: usize, rank: usize, op: &'static str) -> Result<(), Error> {
     if axis < rank {
         Ok(())
     } else {
-        Err(TensorViewError::AxisOutOfBounds { axis, rank })
+        Err(Error::AxisOutOfBounds { op, axis, rank })
     }
 }
 
@@ -99,10 +99,10 @@ impl<D: Dims> Layout<D> {
     /// The row-major layout of `shape` from offset 0.
     ///
     /// # Errors
-    /// `ShapeOverflow` if a suffix product overflows.
-    pub(crate) fn row_major(shape: D) -> Result<Self, TensorError> {
+    /// `ShapeOverflow` (of `op`) if a suffix product overflows.
+    pub(crate) fn row_major(shape: D, op: &'static str) -> Result<Self, Error> {
         let mut strides = D::zeros(shape.as_slice().len());
-        let len = row_major_strides(shape.as_slice(), strides.as_mut_slice())?;
+        let len = row_major_strides(shape.as_slice(), strides.as_mut_slice(), op)?;
         Ok(Self {
             shape,
             strides,
@@ -118,11 +118,13 @@ impl<D: Dims> Layout<D> {
         strides: D,
         base_offset: usize,
         available: usize,
-    ) -> Result<Self, TensorViewError> {
-        let len = checked_len(shape.as_slice())?;
-        let required = required_len(shape.as_slice(), strides.as_slice(), base_offset)?;
+        op: &'static str,
+    ) -> Result<Self, Error> {
+        let len = checked_len(shape.as_slice(), op)?;
+        let required = required_len(shape.as_slice(), strides.as_slice(), base_offset, op)?;
         if required > available {
-            return Err(TensorViewError::ViewOutOfBounds {
+            return Err(Error::ViewOutOfBounds {
+                op,
                 required_len: required,
                 available,
             });
@@ -180,9 +182,10 @@ impl<D: Dims> Layout<D> {
     }
 
     /// The storage offset of a coordinate, every axis bound checked first.
-    pub(crate) fn offset(&self, index: &[usize]) -> Result<usize, TensorError> {
+    pub(crate) fn offset(&self, index: &[usize], op: &'static str) -> Result<usize, Error> {
         if index.len() != self.rank() {
-            return Err(TensorError::RankMismatch {
+            return Err(Error::RankMismatch {
+                op,
                 expected: self.rank(),
                 actual: index.len(),
             });
@@ -191,7 +194,8 @@ impl<D: Dims> Layout<D> {
         // names its first bad axis even when an empty view's base is huge.
         for (axis, (&i, &extent)) in index.iter().zip(self.shape()).enumerate() {
             if i >= extent {
-                return Err(TensorError::IndexOutOfBounds {
+                return Err(Error::IndexOutOfBounds {
+                    op,
                     axis,
                     index: i,
                     dimension: extent,
@@ -210,14 +214,11 @@ impl<D: Dims> Layout<D> {
     /// The same layout with another axis-list type (ranked <-> dynamic).
     ///
     /// # Errors
-    /// `RankMismatch` when `E` is a fixed rank other than this layout's.
-    pub(crate) fn into_dims<E: Dims>(self) -> Result<Layout<E>, TensorError> {
+    /// This layout's rank when `E` is a fixed rank other than it.
+    pub(crate) fn into_dims<E: Dims>(self) -> Result<Layout<E>, usize> {
         let rank = self.rank();
-        if let Some(expected) = E::FIXED.filter(|&fixed| fixed != rank) {
-            return Err(TensorError::RankMismatch {
-                expected,
-                actual: rank,
-            });
+        if E::FIXED.is_some_and(|fixed| fixed != rank) {
+            return Err(rank);
         }
         let mut shape = E::zeros(rank);
         let mut strides = E::zeros(rank);
@@ -234,11 +235,16 @@ impl<D: Dims> Layout<D> {
     /// The row-major strides of a requested `shape` holding this layout's
     /// values: the shape's overflow first, then its element count (the
     /// first two checks of every reshape).
-    pub(crate) fn strides_for_count<E: Dims>(&self, shape: &E) -> Result<E, TensorViewError> {
+    pub(crate) fn strides_for_count<E: Dims>(
+        &self,
+        shape: &E,
+        op: &'static str,
+    ) -> Result<E, Error> {
         let mut strides = E::zeros(shape.as_slice().len());
-        let requested = row_major_strides(shape.as_slice(), strides.as_mut_slice())?;
+        let requested = row_major_strides(shape.as_slice(), strides.as_mut_slice(), op)?;
         if requested != self.len {
-            return Err(TensorViewError::ReshapeElementCountMismatch {
+            return Err(Error::ReshapeElementCountMismatch {
+                op,
                 current: self.len,
                 requested,
             });
@@ -249,10 +255,10 @@ impl<D: Dims> Layout<D> {
     /// Reinterprets a contiguous layout as `shape`: the requested shape's
     /// overflow, then the element count, then contiguity (no copy is ever
     /// implied); fresh row-major strides, same base offset.
-    pub(crate) fn reshape<E: Dims>(&self, shape: E) -> Result<Layout<E>, TensorViewError> {
-        let strides = self.strides_for_count(&shape)?;
+    pub(crate) fn reshape<E: Dims>(&self, shape: E) -> Result<Layout<E>, Error> {
+        let strides = self.strides_for_count(&shape, "reshape")?;
         if !self.is_contiguous() {
-            return Err(TensorViewError::NonContiguousReshape);
+            return Err(Error::NonContiguousReshape);
         }
         Ok(Layout {
             shape,
@@ -263,9 +269,9 @@ impl<D: Dims> Layout<D> {
     }
 
     /// Swaps two axes (`first` is checked before `second`).
-    pub(crate) fn transpose(&self, first: usize, second: usize) -> Result<Self, TensorViewError> {
-        check_axis(first, self.rank())?;
-        check_axis(second, self.rank())?;
+    pub(crate) fn transpose(&self, first: usize, second: usize) -> Result<Self, Error> {
+        check_axis(first, self.rank(), "transpose")?;
+        check_axis(second, self.rank(), "transpose")?;
         let mut layout = self.clone();
         layout.shape.as_mut_slice().swap(first, second);
         layout.strides.as_mut_slice().swap(first, second);
@@ -275,10 +281,10 @@ impl<D: Dims> Layout<D> {
     /// Output axis `k` takes source axis `axes[k]`: the length first, then,
     /// scanning left to right, the first out-of-range or repeated axis.
     /// Duplicates are found with a bit set (no allocation).
-    pub(crate) fn permute(&self, axes: &[usize]) -> Result<Self, TensorViewError> {
+    pub(crate) fn permute(&self, axes: &[usize]) -> Result<Self, Error> {
         let rank = self.rank();
         if axes.len() != rank {
-            return Err(TensorViewError::PermutationLengthMismatch {
+            return Err(Error::PermutationLengthMismatch {
                 expected: rank,
                 actual: axes.len(),
             });
@@ -286,7 +292,7 @@ impl<D: Dims> Layout<D> {
         let mut layout = self.clone();
         let mut seen = [0_u64; 4];
         for (position, &axis) in axes.iter().enumerate() {
-            check_axis(axis, rank)?;
+            check_axis(axis, rank, "permute")?;
             // Ranks past 256 fall back to a backward scan.
             let repeated = match seen.get_mut(axis / 64) {
                 Some(word) => {
@@ -295,7 +301,7 @@ impl<D: Dims> Layout<D> {
                 None => axes[..position].contains(&axis),
             };
             if repeated {
-                return Err(TensorViewError::DuplicateAxis { axis });
+                return Err(Error::DuplicateAxis { axis });
             }
             layout.shape.as_mut_slice()[position] = self.shape()[axis];
             layout.strides.as_mut_slice()[position] = self.strides()[axis];
@@ -305,10 +311,16 @@ impl<D: Dims> Layout<D> {
 
     /// Keeps the unit-step `range` of `axis`: the axis, then start <= end,
     /// then end <= extent; the base offset advances by `start * stride`.
-    pub(crate) fn slice(&self, axis: usize, range: Range<usize>) -> Result<Self, TensorViewError> {
-        check_axis(axis, self.rank())?;
+    pub(crate) fn slice(
+        &self,
+        axis: usize,
+        range: Range<usize>,
+        op: &'static str,
+    ) -> Result<Self, Error> {
+        check_axis(axis, self.rank(), op)?;
         if range.start > range.end {
-            return Err(TensorViewError::SliceStartAfterEnd {
+            return Err(Error::SliceStartAfterEnd {
+                op,
                 axis,
                 start: range.start,
                 end: range.end,
@@ -316,13 +328,14 @@ impl<D: Dims> Layout<D> {
         }
         let dimension = self.shape()[axis];
         if range.end > dimension {
-            return Err(TensorViewError::SliceEndOutOfBounds {
+            return Err(Error::SliceEndOutOfBounds {
+                op,
                 axis,
                 end: range.end,
                 dimension,
             });
         }
-        self.narrowed(axis, range)
+        self.narrowed(axis, range, op)
     }
 
     /// [`Layout::slice`] without its checks, for ranges already known to be
@@ -331,7 +344,8 @@ impl<D: Dims> Layout<D> {
         &self,
         axis: usize,
         range: Range<usize>,
-    ) -> Result<Self, TensorViewError> {
+        op: &'static str,
+    ) -> Result<Self, Error> {
         let mut layout = self.clone();
         layout.shape.as_mut_slice()[axis] = range.end - range.start;
         layout.len = narrowed_len(layout.shape());
@@ -345,7 +359,7 @@ impl<D: Dims> Layout<D> {
             // matter (an empty view may carry any base and strides).
             None if layout.len == 0 => self.base_offset,
             // A non-empty result starts at a reachable offset, which fits.
-            None => return Err(TensorError::ShapeOverflow.into()),
+            None => return Err(Error::ShapeOverflow { op }),
         };
         Ok(layout)
     }
@@ -359,47 +373,41 @@ mod tests {
     #[test]
     fn row_major_strides_are_suffix_products() {
         let mut strides = [0; 3];
-        assert_eq!(row_major_strides(&[2, 0, 3], &mut strides), Ok(0));
+        assert_eq!(row_major_strides(&[2, 0, 3], &mut strides, "t"), Ok(0));
         assert_eq!(strides, [0, 3, 1]);
-        assert_eq!(row_major_strides(&[0, 3, 2], &mut strides), Ok(0));
+        assert_eq!(row_major_strides(&[0, 3, 2], &mut strides, "t"), Ok(0));
         assert_eq!(strides, [6, 2, 1]);
         assert_eq!(
-            row_major_strides(&[0, usize::MAX, 2], &mut strides),
-            Err(TensorError::ShapeOverflow)
+            row_major_strides(&[0, usize::MAX, 2], &mut strides, "t"),
+            Err(Error::ShapeOverflow { op: "t" })
         );
         let mut two = [0; 2];
-        assert_eq!(row_major_strides(&[usize::MAX, 0], &mut two), Ok(0));
-        assert_eq!(row_major_strides(&[], &mut []), Ok(1));
+        assert_eq!(row_major_strides(&[usize::MAX, 0], &mut two, "t"), Ok(0));
+        assert_eq!(row_major_strides(&[], &mut [], "t"), Ok(1));
     }
 
     #[test]
     fn ranked_and_dynamic_layouts_transform_alike() {
-        let ranked = Layout::row_major([2, 3, 4]).unwrap();
-        let dynamic = Layout::row_major(DynDims::from_slice(&[2, 3, 4])).unwrap();
-        let a = ranked.permute(&[2, 0, 1]).unwrap().slice(1, 1..2).unwrap();
-        let b = dynamic.permute(&[2, 0, 1]).unwrap().slice(1, 1..2).unwrap();
+        let ranked = Layout::row_major([2, 3, 4], "t").unwrap();
+        let dynamic = Layout::row_major(DynDims::from_slice(&[2, 3, 4]), "t").unwrap();
+        let a = ranked.permute(&[2, 0, 1]).unwrap().slice(1, 1..2, "t").unwrap();
+        let b = dynamic.permute(&[2, 0, 1]).unwrap().slice(1, 1..2, "t").unwrap();
         assert_eq!(a.into_dims::<DynDims>().unwrap(), b);
         assert_eq!(
             (a.shape(), a.strides(), a.base_offset),
             (&[4, 1, 3][..], &[1, 12, 4][..], 12)
         );
-        assert_eq!(
-            b.into_dims::<[usize; 2]>(),
-            Err(TensorError::RankMismatch {
-                expected: 2,
-                actual: 3
-            })
-        );
+        assert_eq!(b.into_dims::<[usize; 2]>(), Err(3));
     }
 
     #[test]
     fn permute_finds_the_first_repeat_beyond_one_word() {
-        let layout = Layout::row_major(DynDims::from_slice(&[1; 70])).unwrap();
+        let layout = Layout::row_major(DynDims::from_slice(&[1; 70]), "t").unwrap();
         let mut axes: Vec<usize> = (0..70).collect();
         axes[69] = 65;
         assert_eq!(
             layout.permute(&axes),
-            Err(TensorViewError::DuplicateAxis { axis: 65 })
+            Err(Error::DuplicateAxis { axis: 65 })
         );
     }
 }

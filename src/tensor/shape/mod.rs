@@ -4,6 +4,7 @@
 pub mod axes;
 pub(crate) mod broadcast;
 pub(crate) mod dims;
+pub mod dimension;
 pub(crate) mod layout;
 pub mod rank;
 pub(crate) mod transforms;

@@ -7,8 +7,12 @@
 //! | [`InsertAxis`] | `Rank<0>` … `Rank<7>` | `Larger = Rank<R + 1>` |
 //! | [`RankAtMost<Rank<S>>`] | `Rank<R>` for `R <= S`, both in `0..=8` | (a bound only) |
 //! | [`BroadcastRank<Rank<M>>`] | `Rank<L>`, all 81 pairs `L, M` in `0..=8` | `Output = Rank<max(L, M)>` |
-//! | [`ReduceDim<R>`] | [`KeepDim`] for every `R`; [`RemoveDim`] where `Rank<R>: RemoveAxis` | `Rank<R>` / `Rank<R - 1>` |
+//! | [`ReduceDim<D>`] | [`KeepDim`] for every `D`; [`RemoveDim`] where `D: RemoveAxis`; `bool` for [`DynRank`] | `D` / `D::Smaller` / `DynRank` |
 //! | [`MatrixRank<Rank<M>>`] | `Rank<L>` for `L, M` in `2..=8` | `Output = Rank<max(L, M)>` |
+//!
+//! [`DynRank`] implements each of them with `DynRank` as the result (its
+//! ranks are checked at run time), so every method and operation is written
+//! once for both dimensions: `select` returns `ArrayBase<S, D::Smaller>`.
 //!
 //! Why a table and not `typenum` or `generic_const_exprs`: stable Rust cannot
 //! compute `R - 1` or `max(L, M)` in a const generic position, and a typenum
@@ -17,13 +21,14 @@
 //! table, `sum_axis(&v3, 1, RemoveDim)?` is inferred to be a `Tensor<2>` and
 //! a mistake reads as one sentence. Ranks above 8 use [`crate::tensor::dynamic`].
 //!
-//! Generic code names the bound it needs:
+//! Generic code names the bound it needs (the output types are `Tensor<S>`
+//! and `View<'_, S>` exactly when the table says so):
 //!
 //! ```
-//! use llm_from_scratch::tensor::{Rank, RemoveAxis, RemoveDim, Tensor, TensorOpError, View};
+//! use llm_from_scratch::tensor::{Rank, RemoveAxis, RemoveDim, Tensor, View};
 //! use llm_from_scratch::tensor::ops::sum_axis;
 //!
-//! fn sum_last<const R: usize, const S: usize>(v: &View<'_, R>) -> Result<Tensor<S>, TensorOpError>
+//! fn sum_last<const R: usize, const S: usize>(v: &View<'_, R>) -> Result<Tensor<S>, llm_from_scratch::Error>
 //! where
 //!     Rank<R>: RemoveAxis<Smaller = Rank<S>>,
 //! {
@@ -34,11 +39,13 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+use super::dimension::{Dimension, DynRank};
+
 /// The largest rank with typed helpers; higher ranks use `tensor::dynamic`.
 pub const MAX_RANK: usize = 8;
 
 /// A rank as a type, so traits can map ranks to ranks.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
 pub struct Rank<const R: usize>;
 
 /// A rank with an axis to remove: `Rank<R>` -> `Rank<R - 1>` for `R` in
@@ -53,7 +60,7 @@ pub struct Rank<const R: usize>;
 )]
 pub trait RemoveAxis {
     /// The rank after removing one axis.
-    type Smaller;
+    type Smaller: Dimension;
 }
 
 /// A rank with room for one more axis: `Rank<R>` -> `Rank<R + 1>` for `R`
@@ -66,7 +73,7 @@ pub trait RemoveAxis {
 )]
 pub trait InsertAxis {
     /// The rank after inserting one axis.
-    type Larger;
+    type Larger: Dimension;
 }
 
 /// `Rank<R>: RankAtMost<Rank<S>>` holds when `R <= S` (both `0..=8`): the
@@ -88,7 +95,7 @@ pub trait RankAtMost<S> {}
 )]
 pub trait BroadcastRank<Rhs> {
     /// `Rank<max(L, M)>`.
-    type Output;
+    type Output: Dimension;
 }
 
 /// The ranks of a matrix product: both at least 2, output the larger.
@@ -101,21 +108,23 @@ pub trait BroadcastRank<Rhs> {
 )]
 pub trait MatrixRank<Rhs> {
     /// `Rank<max(L, M)>`.
-    type Output;
+    type Output: Dimension;
 }
 
-/// How a reduction treats the reduced axis, computed from the input rank `R`.
+/// How a reduction treats the reduced axis, and the output dimension it
+/// gives for an input of dimension `D`: [`KeepDim`] and [`RemoveDim`] for
+/// typed ranks, `bool` (`keep_dim`) for [`DynRank`].
 #[diagnostic::on_unimplemented(
-    message = "`{Self}` is not a reduction marker: pass `KeepDim` or `RemoveDim` (input rank {R})",
+    message = "`{Self}` is not a reduction marker for a `{D}` input: pass `KeepDim` or `RemoveDim`",
     label = "expected `KeepDim` or `RemoveDim`",
-    note = "the ranked reductions take a marker type instead of the dynamic API's `keep_dim: bool`: `KeepDim` keeps the axis with extent 1 (`true`), `RemoveDim` removes it (`false`)",
-    note = "generic code over a marker `K`: add the bound `K: ReduceDim<R, Output = Rank<S>>` and return `Tensor<S, _>`"
+    note = "the ranked reductions take a marker type instead of the dynamic API's `keep_dim: bool`: `KeepDim` keeps the axis with extent 1 (`true`), `RemoveDim` removes it (`false`); `bool` is only for `DynView` / `DynTensor` inputs",
+    note = "generic code over a marker `K`: add the bound `K: ReduceDim<Rank<R>, Output = Rank<S>>` and return `Tensor<S, _>`"
 )]
-pub trait ReduceDim<const R: usize>: Copy {
-    /// The output rank as `Rank<S>`.
-    type Output;
+pub trait ReduceDim<D: Dimension>: Copy {
+    /// The output dimension.
+    type Output: Dimension;
     /// Whether the reduced axis stays with extent 1.
-    const KEEP: bool;
+    fn keep(self) -> bool;
 }
 
 /// Reduction marker: keep the reduced axis with extent 1 (NumPy `keepdims=True`); output rank `R`.
@@ -126,17 +135,40 @@ pub struct KeepDim;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RemoveDim;
 
-impl<const R: usize> ReduceDim<R> for KeepDim {
-    type Output = Rank<R>;
-    const KEEP: bool = true;
+impl<D: Dimension> ReduceDim<D> for KeepDim {
+    type Output = D;
+    fn keep(self) -> bool {
+        true
+    }
 }
 
-impl<const R: usize> ReduceDim<R> for RemoveDim
-where
-    Rank<R>: RemoveAxis,
-{
-    type Output = <Rank<R> as RemoveAxis>::Smaller;
-    const KEEP: bool = false;
+impl<D: Dimension + RemoveAxis> ReduceDim<D> for RemoveDim {
+    type Output = D::Smaller;
+    fn keep(self) -> bool {
+        false
+    }
+}
+
+/// The dynamic API's `keep_dim` flag (NumPy's `keepdims`).
+impl ReduceDim<DynRank> for bool {
+    type Output = DynRank;
+    fn keep(self) -> bool {
+        self
+    }
+}
+
+impl RemoveAxis for DynRank {
+    type Smaller = DynRank;
+}
+impl InsertAxis for DynRank {
+    type Larger = DynRank;
+}
+impl RankAtMost<DynRank> for DynRank {}
+impl BroadcastRank<DynRank> for DynRank {
+    type Output = DynRank;
+}
+impl MatrixRank<DynRank> for DynRank {
+    type Output = DynRank;
 }
 
 macro_rules! remove_axis {

@@ -4,8 +4,8 @@
 //! chunks, and the overlap check of mutable views.
 
 use super::dims::Dims;
-use super::layout::{Layout, check_axis, narrowed_len};
-use crate::tensor::error::{TensorError, TensorViewError};
+use super::layout::{Layout, check_axis, checked_len, narrowed_len};
+use crate::error::Error;
 use std::ops::Range;
 
 impl<D: Dims> Layout<D> {
@@ -41,11 +41,11 @@ impl<D: Dims> Layout<D> {
         &self,
         axis: usize,
         [outer, inner]: [usize; 2],
-    ) -> Result<Layout<E>, TensorViewError> {
-        check_axis(axis, self.rank())?;
+    ) -> Result<Layout<E>, Error> {
+        check_axis(axis, self.rank(), "split_axis")?;
         let (extent, stride) = (self.shape()[axis], self.strides()[axis]);
         if outer.checked_mul(inner) != Some(extent) {
-            return Err(TensorViewError::SplitAxisMismatch {
+            return Err(Error::SplitAxisMismatch {
                 axis,
                 extent,
                 requested: [outer, inner],
@@ -57,35 +57,43 @@ impl<D: Dims> Layout<D> {
         let outer_stride = match inner.checked_mul(stride) {
             Some(step) => step,
             None if outer <= 1 || self.len == 0 => 0,
-            None => return Err(TensorError::ShapeOverflow.into()),
+            None => return Err(Error::ShapeOverflow { op: "split_axis" }),
         };
-        Ok(
-            self.with_axes(self.rank() + 1, self.base_offset, |k| match k {
-                k if k < axis => (self.shape()[k], self.strides()[k]),
-                k if k == axis => (outer, outer_stride),
-                k if k == axis + 1 => (inner, stride),
-                k => (self.shape()[k - 1], self.strides()[k - 1]),
-            }),
-        )
+        let split: Layout<E> = self.with_axes(self.rank() + 1, self.base_offset, |k| match k {
+            k if k < axis => (self.shape()[k], self.strides()[k]),
+            k if k == axis => (outer, outer_stride),
+            k if k == axis + 1 => (inner, stride),
+            k => (self.shape()[k - 1], self.strides()[k - 1]),
+        });
+        // An extent-0 axis splits into any `[0, n]`: the new extent `n` must
+        // not make a shape whose row-major strides overflow where the view's
+        // own did not (`[0, 2]` split as `[0, usize::MAX, 2]`).
+        let op = "split_axis";
+        if checked_len(split.shape(), op).is_err() && checked_len(self.shape(), op).is_ok() {
+            return Err(Error::ShapeOverflow { op });
+        }
+        Ok(split)
     }
 
     /// Axes `axis` and `axis + 1` become one when the strides allow it: either
     /// extent is at most 1, or `stride[axis] == stride[axis + 1] * shape[axis + 1]`,
     /// or the view is empty (its strides are never used), exactly when
     /// `reshape_strided` to the merged shape succeeds.
-    pub(crate) fn merge_axes<E: Dims>(&self, axis: usize) -> Result<Layout<E>, TensorViewError> {
-        check_axis(axis.saturating_add(1), self.rank())?;
+    pub(crate) fn merge_axes<E: Dims>(&self, axis: usize) -> Result<Layout<E>, Error> {
+        check_axis(axis.saturating_add(1), self.rank(), "merge_axes")?;
         let (outer, inner) = (self.shape()[axis], self.shape()[axis + 1]);
         let (outer_stride, inner_stride) = (self.strides()[axis], self.strides()[axis + 1]);
         let chained = inner_stride.checked_mul(inner) == Some(outer_stride);
         if !(outer <= 1 || inner <= 1 || chained || self.len == 0) {
-            return Err(TensorViewError::NonMergeableAxes {
+            return Err(Error::NonMergeableAxes {
                 axis,
                 extents: [outer, inner],
                 strides: [outer_stride, inner_stride],
             });
         }
-        let extent = outer.checked_mul(inner).ok_or(TensorError::ShapeOverflow)?;
+        let extent = outer
+            .checked_mul(inner)
+            .ok_or(Error::ShapeOverflow { op: "merge_axes" })?;
         let stride = if inner <= 1 {
             outer_stride
         } else {
@@ -107,8 +115,8 @@ impl<D: Dims> Layout<D> {
     /// a run. A zero-element layout takes the new shape's row-major strides.
     /// Errors in reshape's order (overflow, element count), then
     /// `NonStrideCompatibleReshape`.
-    pub(crate) fn reshape_strided<E: Dims>(&self, shape: E) -> Result<Layout<E>, TensorViewError> {
-        let mut strides = self.strides_for_count(&shape)?;
+    pub(crate) fn reshape_strided<E: Dims>(&self, shape: E) -> Result<Layout<E>, Error> {
+        let mut strides = self.strides_for_count(&shape, "reshape_strided")?;
         if self.len != 0 && self.rank() != 0 {
             view_strides(
                 self.shape(),
@@ -127,9 +135,9 @@ impl<D: Dims> Layout<D> {
 
     /// A new extent-1 axis at position `axis` (`0..=rank`); its stride is
     /// PyTorch's choice (`stride * extent` of the axis it precedes, else 1).
-    pub(crate) fn unsqueeze<E: Dims>(&self, axis: usize) -> Result<Layout<E>, TensorViewError> {
+    pub(crate) fn unsqueeze<E: Dims>(&self, axis: usize) -> Result<Layout<E>, Error> {
         let rank = self.rank();
-        check_axis(axis, rank + 1)?;
+        check_axis(axis, rank + 1, "unsqueeze")?;
         let new_stride = match axis {
             k if k < rank => self.strides()[k].saturating_mul(self.shape()[k]),
             _ => 1,
@@ -142,11 +150,11 @@ impl<D: Dims> Layout<D> {
     }
 
     /// Removes an extent-1 axis.
-    pub(crate) fn squeeze<E: Dims>(&self, axis: usize) -> Result<Layout<E>, TensorViewError> {
-        check_axis(axis, self.rank())?;
+    pub(crate) fn squeeze<E: Dims>(&self, axis: usize) -> Result<Layout<E>, Error> {
+        check_axis(axis, self.rank(), "squeeze")?;
         let extent = self.shape()[axis];
         if extent != 1 {
-            return Err(TensorViewError::SqueezeNonUnitAxis { axis, extent });
+            return Err(Error::SqueezeNonUnitAxis { axis, extent });
         }
         Ok(self.without_axis(axis, self.base_offset))
     }
@@ -157,16 +165,16 @@ impl<D: Dims> Layout<D> {
         &self,
         axis: usize,
         index: usize,
-    ) -> Result<Layout<E>, TensorViewError> {
-        check_axis(axis, self.rank())?;
+    ) -> Result<Layout<E>, Error> {
+        check_axis(axis, self.rank(), "select")?;
         let dimension = self.shape()[axis];
         if index >= dimension {
-            return Err(TensorError::IndexOutOfBounds {
+            return Err(Error::IndexOutOfBounds {
+                op: "select",
                 axis,
                 index,
                 dimension,
-            }
-            .into());
+            });
         }
         // A reachable offset of a non-empty layout, so it fits; an empty
         // result is never read.
@@ -205,9 +213,13 @@ impl<D: Dims> Layout<D> {
     /// NumPy's `broadcast_to`: right-align, a missing or extent-1 axis gets
     /// stride 0 and the target extent; equal extents keep their stride. The
     /// leftmost failing output axis is reported, then the target's overflow.
-    pub(crate) fn broadcast_to<E: Dims>(&self, target: E) -> Result<Layout<E>, TensorViewError> {
-        let strides = self.stretched_strides(target.as_slice())?;
-        let len = super::layout::checked_len(target.as_slice())?;
+    pub(crate) fn broadcast_to<E: Dims>(
+        &self,
+        target: E,
+        op: &'static str,
+    ) -> Result<Layout<E>, Error> {
+        let strides = self.stretched_strides(target.as_slice(), op)?;
+        let len = checked_len(target.as_slice(), op)?;
         Ok(Layout {
             shape: target,
             strides,
@@ -223,10 +235,11 @@ impl<D: Dims> Layout<D> {
     pub(crate) fn broadcast_onto<E: Dims>(
         &self,
         target: &Layout<E>,
-    ) -> Result<Layout<E>, TensorViewError> {
+        op: &'static str,
+    ) -> Result<Layout<E>, Error> {
         Ok(Layout {
             shape: target.shape.clone(),
-            strides: self.stretched_strides(target.shape())?,
+            strides: self.stretched_strides(target.shape(), op)?,
             base_offset: self.base_offset,
             len: target.len,
         })
@@ -234,10 +247,14 @@ impl<D: Dims> Layout<D> {
 
     /// The strides of this layout read as `target` (NumPy's rule), or the
     /// error at the leftmost failing output axis.
-    fn stretched_strides<E: Dims>(&self, target: &[usize]) -> Result<E, TensorViewError> {
+    fn stretched_strides<E: Dims>(&self, target: &[usize], op: &'static str) -> Result<E, Error> {
         let (rank, target_rank) = (self.rank(), target.len());
         if target_rank < rank {
-            return Err(TensorViewError::BroadcastRankTooSmall { rank, target_rank });
+            return Err(Error::BroadcastRankTooSmall {
+                op,
+                rank,
+                target_rank,
+            });
         }
         let padding = target_rank - rank;
         let mut strides = E::zeros(target_rank);
@@ -249,10 +266,11 @@ impl<D: Dims> Layout<D> {
             if extent == wanted {
                 *stride = self.strides()[source];
             } else if extent != 1 {
-                return Err(TensorViewError::IncompatibleBroadcast {
+                return Err(Error::IncompatibleBroadcast {
+                    op,
                     axis,
-                    extent,
-                    target: wanted,
+                    left_dimension: extent,
+                    right_dimension: wanted,
                 });
             }
         }
@@ -267,10 +285,10 @@ impl<D: Dims> Layout<D> {
         axis: usize,
         range: Range<usize>,
         step: usize,
-    ) -> Result<Self, TensorViewError> {
-        let mut layout = self.slice(axis, range)?;
+    ) -> Result<Self, Error> {
+        let mut layout = self.slice(axis, range, "slice_step")?;
         if step == 0 {
-            return Err(TensorViewError::ZeroSliceStep { axis });
+            return Err(Error::ZeroSliceStep { axis });
         }
         let extent = layout.shape()[axis].div_ceil(step);
         layout.shape.as_mut_slice()[axis] = extent;
@@ -280,7 +298,7 @@ impl<D: Dims> Layout<D> {
         layout.strides.as_mut_slice()[axis] = match self.strides()[axis].checked_mul(step) {
             Some(stride) => stride,
             None if extent <= 1 || layout.len == 0 => 0,
-            None => return Err(TensorError::ShapeOverflow.into()),
+            None => return Err(Error::ShapeOverflow { op: "slice_step" }),
         };
         Ok(layout)
     }
@@ -290,18 +308,18 @@ impl<D: Dims> Layout<D> {
         &self,
         axis: usize,
         index: usize,
-    ) -> Result<(Self, Self), TensorViewError> {
+    ) -> Result<(Self, Self), Error> {
         let extent = self.shape().get(axis).copied().unwrap_or(0);
-        let first = self.slice(axis, 0..index)?;
-        Ok((first, self.slice(axis, index..extent)?))
+        let first = self.slice(axis, 0..index, "split_at")?;
+        Ok((first, self.slice(axis, index..extent, "split_at")?))
     }
 
     /// `N` equal parts of `axis` (GPT-2's packed `qkv` -> q, k, v).
-    pub(crate) fn chunk<const N: usize>(&self, axis: usize) -> Result<[Self; N], TensorViewError> {
-        check_axis(axis, self.rank())?;
+    pub(crate) fn chunk<const N: usize>(&self, axis: usize) -> Result<[Self; N], Error> {
+        check_axis(axis, self.rank(), "chunk")?;
         let extent = self.shape()[axis];
         if N == 0 || !extent.is_multiple_of(N) {
-            return Err(TensorViewError::UnevenChunk {
+            return Err(Error::UnevenChunk {
                 axis,
                 extent,
                 chunks: N,
@@ -310,7 +328,7 @@ impl<D: Dims> Layout<D> {
         let size = extent / N;
         let mut parts = [(); N].map(|()| self.clone());
         for (k, part) in parts.iter_mut().enumerate() {
-            *part = self.narrowed(axis, k * size..(k + 1) * size)?;
+            *part = self.narrowed(axis, k * size..(k + 1) * size, "chunk")?;
         }
         Ok(parts)
     }
@@ -319,7 +337,6 @@ impl<D: Dims> Layout<D> {
     /// sufficient test: sorted by stride, each axis of extent > 1 steps past
     /// everything the smaller-stride axes reach. (Layouts that interleave
     /// without overlapping are rejected too.)
-    #[allow(dead_code)] // used by the mutable views
     pub(crate) fn is_non_overlapping(&self) -> bool {
         if self.len <= 1 {
             return true;
@@ -355,7 +372,7 @@ fn view_strides(
     old_strides: &[usize],
     new_shape: &[usize],
     new_strides: &mut [usize],
-) -> Result<(), TensorViewError> {
+) -> Result<(), Error> {
     let mut view_d = new_shape.len();
     let mut chunk_last = old_shape.len() - 1;
     let mut chunk_base_stride = old_strides[chunk_last];
@@ -380,7 +397,7 @@ fn view_strides(
             if view_numel != tensor_numel {
                 let wide = |&axis: &usize| old_shape[axis] != 1;
                 let run = tensor_d..=chunk_last;
-                return Err(TensorViewError::NonStrideCompatibleReshape {
+                return Err(Error::NonStrideCompatibleReshape {
                     axes: [
                         run.clone().find(wide).unwrap_or(tensor_d),
                         run.rev().find(wide).unwrap_or(chunk_last),
@@ -410,6 +427,7 @@ mod tests {
             DynDims::from_slice(strides),
             base,
             usize::MAX,
+            "test",
         )
         .expect("a valid layout")
     }
@@ -425,7 +443,7 @@ mod tests {
         );
         assert_eq!(
             q.split_axis::<DynDims>(2, [4, 2]),
-            Err(TensorViewError::SplitAxisMismatch {
+            Err(Error::SplitAxisMismatch {
                 axis: 2,
                 extent: 6,
                 requested: [4, 2]
@@ -440,7 +458,7 @@ mod tests {
         // Axis 1 (stride 3) is a run of 4 that the new axis of 12 overshoots.
         assert_eq!(
             t.reshape_strided(DynDims::from_slice(&[12])),
-            Err(TensorViewError::NonStrideCompatibleReshape {
+            Err(Error::NonStrideCompatibleReshape {
                 axes: [1, 1],
                 elements: 4
             })
@@ -458,11 +476,24 @@ mod tests {
         assert_eq!(regrouped.strides(), &[8, 3, 1]);
         assert_eq!(
             rows.reshape_strided(DynDims::from_slice(&[12])),
-            Err(TensorViewError::NonStrideCompatibleReshape {
+            Err(Error::NonStrideCompatibleReshape {
                 axes: [1, 1],
                 elements: 6
             })
         );
+    }
+
+    #[test]
+    fn split_axis_creates_no_overflowing_extent() {
+        // [0, 2] split as [0, usize::MAX]: the new shape [0, usize::MAX, 2]
+        // has no row-major strides (2 * usize::MAX overflows).
+        let empty = layout(&[0, 2], &[2, 1], 0);
+        assert_eq!(
+            empty.split_axis::<DynDims>(0, [0, usize::MAX]),
+            Err(Error::ShapeOverflow { op: "split_axis" })
+        );
+        let fine: Layout<DynDims> = empty.split_axis(0, [0, 7]).unwrap();
+        assert_eq!(fine.shape(), &[0, 7, 2]);
     }
 
     #[test]

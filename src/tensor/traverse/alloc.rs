@@ -23,6 +23,23 @@ pub(crate) fn try_buffer<T>(elements: usize) -> Result<Vec<T>, AllocationFailed>
     Ok(values)
 }
 
+/// The first `len` values of a scratch `buffer` (a kernel's packing or
+/// staging space, reused across calls), growing it with `try_reserve_exact`
+/// and `value` first if it is shorter.
+pub(crate) fn try_scratch<T: Clone>(
+    buffer: &mut Vec<T>,
+    len: usize,
+    value: T,
+) -> Result<&mut [T], AllocationFailed> {
+    if buffer.len() < len {
+        buffer
+            .try_reserve_exact(len - buffer.len())
+            .map_err(|_| AllocationFailed { elements: len })?;
+        buffer.resize(len, value);
+    }
+    Ok(&mut buffer[..len])
+}
+
 /// A `Vec` of `elements` copies of `value`, reserved with [`try_buffer`].
 pub(crate) fn try_filled<T: Clone>(elements: usize, value: T) -> Result<Vec<T>, AllocationFailed> {
     let mut values = try_buffer(elements)?;

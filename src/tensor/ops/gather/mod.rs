@@ -10,30 +10,25 @@
 
 mod kernel;
 
-use super::{check_output_shape, output_buffer};
-use crate::tensor::array::dynamic::DynView;
-use crate::tensor::array::owned::Tensor;
-use crate::tensor::array::view::{AsView, View};
-use crate::tensor::error::{TensorError, TensorOpError};
+use super::{check_output_shape, output_buffer, owner};
+use crate::error::Error;
+use crate::tensor::array::base::ArrayBase;
+use crate::tensor::array::borrow::AsArray;
+use crate::tensor::array::storage::Readable;
+use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::dims::{Dims, DynDims};
 use crate::tensor::shape::layout::checked_len;
-use crate::tensor::shape::rank::{InsertAxis, Rank};
+use crate::tensor::shape::rank::InsertAxis;
 use crate::tensor::traverse::Strided;
 use crate::tensor::traverse::sink::{Sink, SliceSink};
 
-/// An input of `concat` / `stack`: a ranked or a dynamic view, rank-erased.
+/// An input of `concat` / `stack`: a view of any dimension, rank-erased.
 pub(crate) trait Source<T> {
     /// The checked layout and the storage it reads.
     fn source(&self) -> Strided<'_, '_, T>;
 }
 
-impl<const R: usize, T> Source<T> for View<'_, R, T> {
-    fn source(&self) -> Strided<'_, '_, T> {
-        self.strided()
-    }
-}
-
-impl<T> Source<T> for DynView<'_, T> {
+impl<T, D: Dimension> Source<T> for ArrayBase<&[T], D> {
     fn source(&self) -> Strided<'_, '_, T> {
         self.strided()
     }
@@ -49,10 +44,12 @@ pub(crate) enum Join {
 }
 
 impl Join {
-    fn name(self) -> &'static str {
-        match self {
-            Join::Concat => "concat",
-            Join::Stack => "stack",
+    fn name(self, into: bool) -> &'static str {
+        match (self, into) {
+            (Join::Concat, false) => "concat",
+            (Join::Concat, true) => "concat_into",
+            (Join::Stack, false) => "stack",
+            (Join::Stack, true) => "stack_into",
         }
     }
 }
@@ -61,20 +58,21 @@ impl Join {
 /// against the output's rank, then input by input (from the second) its
 /// rank and its extents axis by axis against the first input's, then the
 /// output's overflow. Returns the output shape and its element count.
-pub(crate) fn join_shape<T, V: Source<T>, D: Dims>(
+fn join_shape<T, V: Source<T>, D: Dims>(
     inputs: &[V],
     axis: usize,
     join: Join,
-) -> Result<(D, usize), TensorOpError> {
+    op: &'static str,
+) -> Result<(D, usize), Error> {
     let first = inputs
         .first()
-        .ok_or(TensorOpError::EmptyInputList)?
+        .ok_or(Error::EmptyInputList { op })?
         .source();
     let rank = first.shape.len();
     let out_rank = if join == Join::Stack { rank + 1 } else { rank };
     if axis >= out_rank {
-        return Err(TensorOpError::AxisOutOfBounds {
-            op: join.name(),
+        return Err(Error::AxisOutOfBounds {
+            op,
             axis,
             rank: out_rank,
         });
@@ -82,7 +80,8 @@ pub(crate) fn join_shape<T, V: Source<T>, D: Dims>(
     for (input, view) in inputs.iter().enumerate().skip(1) {
         let shape = view.source().shape;
         if shape.len() != rank {
-            return Err(TensorOpError::ConcatRankMismatch {
+            return Err(Error::ConcatRankMismatch {
+                op,
                 input,
                 expected: rank,
                 actual: shape.len(),
@@ -90,7 +89,8 @@ pub(crate) fn join_shape<T, V: Source<T>, D: Dims>(
         }
         for (a, (&actual, &expected)) in shape.iter().zip(first.shape).enumerate() {
             if actual != expected && !(join == Join::Concat && a == axis) {
-                return Err(TensorOpError::ConcatShapeMismatch {
+                return Err(Error::ConcatShapeMismatch {
+                    op,
                     input,
                     axis: a,
                     expected,
@@ -107,7 +107,7 @@ pub(crate) fn join_shape<T, V: Source<T>, D: Dims>(
             out[axis] = inputs.iter().try_fold(0_usize, |total, input| {
                 total
                     .checked_add(input.source().shape[axis])
-                    .ok_or(TensorError::ShapeOverflow)
+                    .ok_or(Error::ShapeOverflow { op })
             })?;
         }
         Join::Stack => {
@@ -116,7 +116,7 @@ pub(crate) fn join_shape<T, V: Source<T>, D: Dims>(
             out[axis + 1..].copy_from_slice(&first.shape[axis..]);
         }
     }
-    let len = checked_len(shape.as_slice())?;
+    let len = checked_len(shape.as_slice(), op)?;
     Ok((shape, len))
 }
 
@@ -128,51 +128,49 @@ fn join_run<T: Copy, V: Source<T>>(inputs: &[V], axis: usize, len: usize, sink: 
     }
 }
 
-/// Fresh-output `concat` / `stack` of any rank: the output shape and values.
-pub(crate) fn join_fresh<T: Copy, V: Source<T>, D: Dims>(
-    inputs: &[V],
+/// Fresh-output `concat` / `stack` of views of dimension `D` into an owner of dimension `E`.
+fn join_fresh<T: Copy, D: Dimension, E: Dimension>(
+    inputs: &[ArrayBase<&[T], D>],
     axis: usize,
     join: Join,
-) -> Result<(D, Vec<T>), TensorOpError> {
-    let (shape, len) = join_shape::<T, V, D>(inputs, axis, join)?;
-    let mut values = output_buffer(len)?;
+) -> Result<ArrayBase<Vec<T>, E>, Error> {
+    let op = join.name(false);
+    let (shape, len) = join_shape::<T, _, E::Axes>(inputs, axis, join, op)?;
+    let mut values = output_buffer(len, op)?;
     join_run(inputs, axis, len, &mut values);
-    Ok((shape, values))
+    owner(shape, values, op)
 }
 
-/// `concat` / `stack` into a caller's row-major output of shape `out_shape`.
-pub(crate) fn join_into<T: Copy, V: Source<T>>(
-    inputs: &[V],
+/// `concat` / `stack` into a caller's owner.
+fn join_into<T: Copy, D: Dimension, E: Dimension>(
+    inputs: &[ArrayBase<&[T], D>],
     axis: usize,
     join: Join,
-    out_shape: &[usize],
-    out: &mut [T],
-) -> Result<(), TensorOpError> {
-    let (shape, len) = join_shape::<T, V, DynDims>(inputs, axis, join)?;
-    check_output_shape(shape.as_slice(), out_shape)?;
-    join_run(inputs, axis, len, &mut SliceSink::new(out));
+    out: &mut ArrayBase<Vec<T>, E>,
+) -> Result<(), Error> {
+    let op = join.name(true);
+    let (shape, len) = join_shape::<T, _, DynDims>(inputs, axis, join, op)?;
+    check_output_shape(shape.as_slice(), out.layout.shape(), op)?;
+    join_run(inputs, axis, len, &mut SliceSink::new(&mut out.data));
     Ok(())
 }
 
 /// The checks of `index_select`, in order: the axis, every index (first
 /// failing position), the output's overflow. Returns the output shape and
 /// its element count.
-pub(crate) fn select_shape<D: Dims>(
+fn select_shape<D: Dims>(
     shape: &[usize],
     axis: usize,
     indices: &[usize],
-) -> Result<(D, usize), TensorOpError> {
+    op: &'static str,
+) -> Result<(D, usize), Error> {
     let rank = shape.len();
     if axis >= rank {
-        return Err(TensorOpError::AxisOutOfBounds {
-            op: "index_select",
-            axis,
-            rank,
-        });
+        return Err(Error::AxisOutOfBounds { op, axis, rank });
     }
     let extent = shape[axis];
     if let Some((position, &index)) = indices.iter().enumerate().find(|(_, i)| **i >= extent) {
-        return Err(TensorOpError::IndexSelectOutOfBounds {
+        return Err(Error::IndexSelectOutOfBounds {
             axis,
             position,
             index,
@@ -181,38 +179,8 @@ pub(crate) fn select_shape<D: Dims>(
     }
     let mut out = D::from_slice(shape);
     out.as_mut_slice()[axis] = indices.len();
-    let len = checked_len(out.as_slice())?;
+    let len = checked_len(out.as_slice(), op)?;
     Ok((out, len))
-}
-
-/// Fresh-output `index_select` of any rank: the output shape and values.
-pub(crate) fn select_fresh<T: Copy, D: Dims>(
-    input: Strided<'_, '_, T>,
-    axis: usize,
-    indices: &[usize],
-) -> Result<(D, Vec<T>), TensorOpError> {
-    let (shape, len) = select_shape::<D>(input.shape, axis, indices)?;
-    let mut values = output_buffer(len)?;
-    if len > 0 {
-        kernel::select(input, axis, indices, &mut values);
-    }
-    Ok((shape, values))
-}
-
-/// `index_select` into a caller's row-major output of shape `out_shape`.
-pub(crate) fn select_into<T: Copy>(
-    input: Strided<'_, '_, T>,
-    axis: usize,
-    indices: &[usize],
-    out_shape: &[usize],
-    out: &mut [T],
-) -> Result<(), TensorOpError> {
-    let (shape, len) = select_shape::<DynDims>(input.shape, axis, indices)?;
-    check_output_shape(shape.as_slice(), out_shape)?;
-    if len > 0 {
-        kernel::select(input, axis, indices, &mut SliceSink::new(out));
-    }
-    Ok(())
 }
 
 /// Joins views along an existing axis: the inputs one after the other.
@@ -227,14 +195,14 @@ pub(crate) fn select_into<T: Copy>(
 ///
 /// # Errors
 /// Checked before anything is copied, in this order:
-/// 1. [`TensorOpError::EmptyInputList`] for no inputs;
-/// 2. [`TensorOpError::AxisOutOfBounds`] if `axis >= R` (always for rank 0);
-/// 3. [`TensorOpError::ConcatShapeMismatch`] naming the first input (from
+/// 1. [`Error::EmptyInputList`] for no inputs;
+/// 2. [`Error::AxisOutOfBounds`] if `axis >= R` (always for rank 0);
+/// 3. [`Error::ConcatShapeMismatch`] naming the first input (from
 ///    the second, in list order) and its first axis whose extent differs from
 ///    the first input's, the joined axis excepted;
-/// 4. `TensorOpError::Tensor(TensorError::ShapeOverflow)` if the joined
+/// 4. [`Error::ShapeOverflow`] if the joined
 ///    extent or the output's element count overflows;
-/// 5. [`TensorOpError::OutputAllocationFailed`].
+/// 5. [`Error::AllocationFailed`].
 ///
 /// ```
 /// use llm_from_scratch::prelude::*;
@@ -247,16 +215,15 @@ pub(crate) fn select_into<T: Copy>(
 /// assert_eq!(wide.as_slice(), &[1.0, 2.0, 5.0, 3.0, 4.0, 6.0]);
 /// assert_eq!(
 ///     concat(&[past.view(), new.view()], 1),
-///     Err(TensorOpError::ConcatShapeMismatch { input: 1, axis: 0, expected: 2, actual: 1 })
+///     Err(llm_from_scratch::Error::ConcatShapeMismatch { op: "concat", input: 1, axis: 0, expected: 2, actual: 1 })
 /// );
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
-pub fn concat<const R: usize, T: Copy>(
-    inputs: &[View<'_, R, T>],
+pub fn concat<T: Copy, D: Dimension>(
+    inputs: &[ArrayBase<&[T], D>],
     axis: usize,
-) -> Result<Tensor<R, T>, TensorOpError> {
-    let (shape, values) = join_fresh::<T, _, [usize; R]>(inputs, axis, Join::Concat)?;
-    Ok(Tensor::from_vec(shape, values)?)
+) -> Result<ArrayBase<Vec<T>, D>, Error> {
+    join_fresh(inputs, axis, Join::Concat)
 }
 
 /// [`concat()`] into `out` (the joined shape), reusing its storage: a KV
@@ -264,7 +231,7 @@ pub fn concat<const R: usize, T: Copy>(
 ///
 /// # Errors
 /// As for [`concat()`] but no allocation, then
-/// [`TensorOpError::OutputShapeMismatch`] if `out` has another shape.
+/// [`Error::OutputShapeMismatch`] if `out` has another shape.
 ///
 /// ```
 /// use llm_from_scratch::prelude::*;
@@ -272,15 +239,14 @@ pub fn concat<const R: usize, T: Copy>(
 /// let mut out = Tensor::zeros([2, 2])?;
 /// concat_into(&[a.view(), a.view()], 0, &mut out)?; // [1, 2] + [1, 2] -> [2, 2]
 /// assert_eq!(out.as_slice(), &[1.0, 2.0, 1.0, 2.0]);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
-pub fn concat_into<const R: usize, T: Copy>(
-    inputs: &[View<'_, R, T>],
+pub fn concat_into<T: Copy, D: Dimension>(
+    inputs: &[ArrayBase<&[T], D>],
     axis: usize,
-    out: &mut Tensor<R, T>,
-) -> Result<(), TensorOpError> {
-    let shape = *out.shape();
-    join_into(inputs, axis, Join::Concat, &shape, out.as_mut_slice())
+    out: &mut ArrayBase<Vec<T>, D>,
+) -> Result<(), Error> {
+    join_into(inputs, axis, Join::Concat, out)
 }
 
 /// Joins views of one shape along a new axis inserted at `axis` (`0..=R`).
@@ -293,15 +259,15 @@ pub fn concat_into<const R: usize, T: Copy>(
 ///
 /// # Errors
 /// Checked before anything is copied, in this order:
-/// 1. [`TensorOpError::EmptyInputList`] for no inputs;
-/// 2. [`TensorOpError::AxisOutOfBounds`] if `axis > R` (`rank` in the
+/// 1. [`Error::EmptyInputList`] for no inputs;
+/// 2. [`Error::AxisOutOfBounds`] if `axis > R` (`rank` in the
 ///    error is the output's, `R + 1`);
-/// 3. [`TensorOpError::ConcatShapeMismatch`] naming the first input (from
+/// 3. [`Error::ConcatShapeMismatch`] naming the first input (from
 ///    the second) and its first input axis whose extent differs from the
 ///    first input's;
-/// 4. `TensorOpError::Tensor(TensorError::ShapeOverflow)` for an output
+/// 4. [`Error::ShapeOverflow`] for an output
 ///    whose element count overflows;
-/// 5. [`TensorOpError::OutputAllocationFailed`].
+/// 5. [`Error::AllocationFailed`].
 ///
 /// ```
 /// use llm_from_scratch::prelude::*;
@@ -313,26 +279,22 @@ pub fn concat_into<const R: usize, T: Copy>(
 /// assert_eq!(columns.as_slice(), &[1.0, 3.0, 2.0, 4.0]);
 /// assert_eq!(
 ///     stack(&[a.view(), b.view()], 2),
-///     Err(TensorOpError::AxisOutOfBounds { op: "stack", axis: 2, rank: 2 })
+///     Err(llm_from_scratch::Error::AxisOutOfBounds { op: "stack", axis: 2, rank: 2 })
 /// );
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
-pub fn stack<const R: usize, const S: usize, T: Copy>(
-    inputs: &[View<'_, R, T>],
+pub fn stack<T: Copy, D: Dimension + InsertAxis<Larger = E>, E: Dimension>(
+    inputs: &[ArrayBase<&[T], D>],
     axis: usize,
-) -> Result<Tensor<S, T>, TensorOpError>
-where
-    Rank<R>: InsertAxis<Larger = Rank<S>>,
-{
-    let (shape, values) = join_fresh::<T, _, [usize; S]>(inputs, axis, Join::Stack)?;
-    Ok(Tensor::from_vec(shape, values)?)
+) -> Result<ArrayBase<Vec<T>, E>, Error> {
+    join_fresh(inputs, axis, Join::Stack)
 }
 
 /// [`stack`] into `out` (the stacked shape), reusing its storage.
 ///
 /// # Errors
 /// As for [`stack`] but no allocation, then
-/// [`TensorOpError::OutputShapeMismatch`] if `out` has another shape.
+/// [`Error::OutputShapeMismatch`] if `out` has another shape.
 ///
 /// ```
 /// use llm_from_scratch::prelude::*;
@@ -340,18 +302,14 @@ where
 /// let mut out = Tensor::zeros([2, 3])?;
 /// stack_into(&[a.view(), a.view(), a.view()], 1, &mut out)?; // 3 × [2] -> [2, 3]
 /// assert_eq!(out.as_slice(), &[1.0, 1.0, 1.0, 2.0, 2.0, 2.0]);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
-pub fn stack_into<const R: usize, const S: usize, T: Copy>(
-    inputs: &[View<'_, R, T>],
+pub fn stack_into<T: Copy, D: Dimension + InsertAxis<Larger = E>, E: Dimension>(
+    inputs: &[ArrayBase<&[T], D>],
     axis: usize,
-    out: &mut Tensor<S, T>,
-) -> Result<(), TensorOpError>
-where
-    Rank<R>: InsertAxis<Larger = Rank<S>>,
-{
-    let shape = *out.shape();
-    join_into(inputs, axis, Join::Stack, &shape, out.as_mut_slice())
+    out: &mut ArrayBase<Vec<T>, E>,
+) -> Result<(), Error> {
+    join_into(inputs, axis, Join::Stack, out)
 }
 
 /// Picks positions along one axis, in the order (and with the repeats) of
@@ -366,14 +324,14 @@ where
 ///
 /// # Errors
 /// Checked before anything is copied, in this order:
-/// 1. [`TensorOpError::AxisOutOfBounds`] if `axis >= R` (always for rank 0);
-/// 2. [`TensorOpError::IndexSelectOutOfBounds`] for the first index (in
+/// 1. [`Error::AxisOutOfBounds`] if `axis >= R` (always for rank 0);
+/// 2. [`Error::IndexSelectOutOfBounds`] for the first index (in
 ///    list order) that is not below the axis's extent, with its position in
 ///    `indices` (NumPy's `take` and PyTorch raise too; NumPy's `mode='clip'`
 ///    / `'wrap'` are not offered);
-/// 3. `TensorOpError::Tensor(TensorError::ShapeOverflow)` for an output
+/// 3. [`Error::ShapeOverflow`] for an output
 ///    whose element count overflows;
-/// 4. [`TensorOpError::OutputAllocationFailed`].
+/// 4. [`Error::AllocationFailed`].
 ///
 /// ```
 /// use llm_from_scratch::prelude::*;
@@ -383,25 +341,31 @@ where
 /// assert_eq!(x.as_slice(), &[30.0, 31.0, 0.0, 1.0, 30.0, 31.0]);
 /// assert_eq!(
 ///     index_select(&wte, 0, &[1, 7]),
-///     Err(TensorOpError::IndexSelectOutOfBounds { axis: 0, position: 1, index: 7, extent: 4 })
+///     Err(llm_from_scratch::Error::IndexSelectOutOfBounds { axis: 0, position: 1, index: 7, extent: 4 })
 /// );
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
-pub fn index_select<const R: usize, T: Copy>(
-    input: &(impl AsView<R, T> + ?Sized),
+pub fn index_select<D: Dimension, T: Copy>(
+    input: &(impl AsArray<D, T> + ?Sized),
     axis: usize,
     indices: &[usize],
-) -> Result<Tensor<R, T>, TensorOpError> {
-    let view = input.as_view();
-    let (shape, values) = select_fresh::<T, [usize; R]>(view.strided(), axis, indices)?;
-    Ok(Tensor::from_vec(shape, values)?)
+) -> Result<ArrayBase<Vec<T>, D>, Error> {
+    let op = "index_select";
+    let input = input.as_array();
+    let input = input.strided();
+    let (shape, len) = select_shape::<D::Axes>(input.shape, axis, indices, op)?;
+    let mut values = output_buffer(len, op)?;
+    if len > 0 {
+        kernel::select(input, axis, indices, &mut values);
+    }
+    owner(shape, values, op)
 }
 
 /// [`index_select`] into `out` (the selected shape), reusing its storage.
 ///
 /// # Errors
 /// As for [`index_select`] but no allocation, then
-/// [`TensorOpError::OutputShapeMismatch`] if `out` has another shape.
+/// [`Error::OutputShapeMismatch`] if `out` has another shape.
 ///
 /// ```
 /// use llm_from_scratch::prelude::*;
@@ -409,15 +373,45 @@ pub fn index_select<const R: usize, T: Copy>(
 /// let mut x = Tensor::zeros([2, 2])?;
 /// index_select_into(&wte, 0, &[2, 1], &mut x)?; // tokens 2, 1 -> [2, 2]
 /// assert_eq!(x.as_slice(), &[20.0, 21.0, 10.0, 11.0]);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
-pub fn index_select_into<const R: usize, T: Copy>(
-    input: &(impl AsView<R, T> + ?Sized),
+pub fn index_select_into<D: Dimension, T: Copy>(
+    input: &(impl AsArray<D, T> + ?Sized),
     axis: usize,
     indices: &[usize],
-    out: &mut Tensor<R, T>,
-) -> Result<(), TensorOpError> {
-    let view = input.as_view();
-    let shape = *out.shape();
-    select_into(view.strided(), axis, indices, &shape, out.as_mut_slice())
+    out: &mut ArrayBase<Vec<T>, D>,
+) -> Result<(), Error> {
+    let op = "index_select_into";
+    let input = input.as_array();
+    let input = input.strided();
+    let (shape, len) = select_shape::<DynDims>(input.shape, axis, indices, op)?;
+    check_output_shape(shape.as_slice(), out.layout.shape(), op)?;
+    if len > 0 {
+        kernel::select(input, axis, indices, &mut SliceSink::new(&mut out.data));
+    }
+    Ok(())
+}
+
+impl<S: Readable, D: Dimension> ArrayBase<S, D>
+where
+    S::Elem: Copy,
+{
+    /// [`index_select`] as a method: the positions `indices` along `axis`.
+    ///
+    /// # Errors
+    /// As for [`index_select`].
+    ///
+    /// ```
+    /// use llm_from_scratch::prelude::*;
+    /// let wte = Tensor::from_fn([3, 2], |[v, c]| (10 * v + c) as f64)?;
+    /// assert_eq!(wte.index_select(0, &[2, 2])?.as_slice(), &[20.0, 21.0, 20.0, 21.0]);
+    /// # Ok::<(), llm_from_scratch::Error>(())
+    /// ```
+    pub fn index_select(
+        &self,
+        axis: usize,
+        indices: &[usize],
+    ) -> Result<ArrayBase<Vec<S::Elem>, D>, Error> {
+        index_select(self, axis, indices)
+    }
 }

@@ -2,14 +2,16 @@
 
 mod kernel;
 
-use super::{check_output_shape, output_buffer};
-use crate::tensor::array::owned::Tensor;
-use crate::tensor::array::view::AsView;
-use crate::tensor::error::TensorOpError;
+use super::{check_output_shape, output_buffer, owner};
+use crate::error::Error;
+use crate::tensor::array::base::ArrayBase;
+use crate::tensor::array::borrow::AsArray;
+use crate::tensor::array::storage::Readable;
 use crate::tensor::shape::broadcast::{broadcast_into, broadcast_strides};
+use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::dims::{Dims, DynDims};
 use crate::tensor::shape::layout::checked_len;
-use crate::tensor::shape::rank::{BroadcastRank, Rank};
+use crate::tensor::shape::rank::BroadcastRank;
 use crate::tensor::traverse::Strided;
 use crate::tensor::traverse::sink::{Sink, SliceSink};
 use kernel::Operand;
@@ -58,181 +60,198 @@ pub(crate) fn binary_core<A: Copy, B: Copy, C: Copy>(
     kernel::map_binary(shape, left, right, op, sink);
 }
 
-/// Fresh-output `map_unary` of any rank: the input's shape and the values.
-pub(crate) fn unary_fresh<A: Copy, B: Copy, D: Dims>(
-    input: Strided<'_, '_, A>,
-    op: impl FnMut(A) -> B,
-) -> Result<(D, Vec<B>), TensorOpError> {
-    let shape = D::from_slice(input.shape);
-    let mut values = output_buffer(checked_len(input.shape)?)?;
-    unary_core(input, op, &mut values);
-    Ok((shape, values))
-}
-
-/// `map_unary` into a caller's row-major output of shape `out_shape`.
-pub(crate) fn unary_into<A: Copy, B: Copy>(
-    input: Strided<'_, '_, A>,
-    op: impl FnMut(A) -> B,
-    out_shape: &[usize],
-    out: &mut [B],
-) -> Result<(), TensorOpError> {
-    check_output_shape(input.shape, out_shape)?;
-    unary_core(input, op, &mut SliceSink::new(out));
-    Ok(())
-}
-
 /// The broadcast shape of two operands (NumPy's rule) and its element count.
-fn broadcast_of<D: Dims>(left: &[usize], right: &[usize]) -> Result<(D, usize), TensorOpError> {
-    let mut shape = D::zeros(left.len().max(right.len()));
-    let len = broadcast_into(left, right, shape.as_mut_slice())?;
+fn broadcast_of<A: Dims>(
+    left: &[usize],
+    right: &[usize],
+    op: &'static str,
+) -> Result<(A, usize), Error> {
+    let mut shape = A::zeros(left.len().max(right.len()));
+    let len = broadcast_into(left, right, shape.as_mut_slice(), op)?;
     Ok((shape, len))
 }
 
-/// Fresh-output `map_binary` of any ranks: the broadcast shape and the values.
-pub(crate) fn binary_fresh<A: Copy, B: Copy, C: Copy, D: Dims>(
-    left: Strided<'_, '_, A>,
-    right: Strided<'_, '_, B>,
-    op: impl FnMut(A, B) -> C,
-) -> Result<(D, Vec<C>), TensorOpError> {
-    let (shape, len) = broadcast_of::<D>(left.shape, right.shape)?;
-    let mut values = output_buffer(len)?;
-    binary_core(shape.as_slice(), left, right, op, &mut values);
-    Ok((shape, values))
-}
-
-/// `map_binary` into a caller's row-major output of shape `out_shape`.
-pub(crate) fn binary_into<A: Copy, B: Copy, C: Copy>(
-    left: Strided<'_, '_, A>,
-    right: Strided<'_, '_, B>,
-    op: impl FnMut(A, B) -> C,
-    out_shape: &[usize],
-    out: &mut [C],
-) -> Result<(), TensorOpError> {
-    let (shape, _) = broadcast_of::<DynDims>(left.shape, right.shape)?;
-    check_output_shape(shape.as_slice(), out_shape)?;
-    binary_core(shape.as_slice(), left, right, op, &mut SliceSink::new(out));
-    Ok(())
-}
-
-/// Applies `op` to every value, in logical row-major order, into a new tensor.
+/// Applies `f` to every value, in logical row-major order, into a new owner.
 ///
-/// Shapes: `[..]` -> the same shape, rank `R` kept; any `Copy` types
-/// `A -> B` (e.g. `f64 -> bool` for a mask). `op` runs exactly once per
+/// Shapes: `[..]` -> the same shape and dimension; any `Copy` types
+/// `A -> B` (e.g. `f64 -> bool` for a mask). `f` runs exactly once per
 /// value, in logical row-major order whatever the layout, and never for an
-/// empty view. ≈ NumPy ufuncs, PyTorch elementwise ops.
+/// empty input. ≈ NumPy ufuncs, PyTorch elementwise ops.
 ///
 /// # Errors
-/// [`TensorOpError::OutputAllocationFailed`] if the output cannot be reserved.
+/// [`Error::ShapeOverflow`] for an empty view whose shape has no row-major
+/// layout; [`Error::AllocationFailed`] if the output cannot be reserved.
 ///
 /// ```
-/// use llm_from_scratch::tensor::{ops::map_unary, Tensor};
+/// use llm_from_scratch::prelude::*;
 /// let t = Tensor::from_vec([2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])?;
 /// let squares = map_unary(&t, |x| x * x)?;          // [2, 3] -> [2, 3]
 /// assert_eq!(squares.as_slice(), &[1.0, 4.0, 9.0, 16.0, 25.0, 36.0]);
 /// let mask: Tensor<2, bool> = map_unary(&t, |x| x > 3.0)?;
 /// assert_eq!(mask.as_slice(), &[false, false, false, true, true, true]);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// let d = t.clone().into_dyn();
+/// assert_eq!(map_unary(&d, |x| -x)?.shape(), &[2, 3]); // a DynTensor
+/// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
-pub fn map_unary<const R: usize, A: Copy, B: Copy>(
-    input: &(impl AsView<R, A> + ?Sized),
-    op: impl FnMut(A) -> B,
-) -> Result<Tensor<R, B>, TensorOpError> {
-    let (shape, values) = unary_fresh(input.as_view().strided(), op)?;
-    Ok(Tensor::from_vec(shape, values)?)
+pub fn map_unary<D: Dimension, A: Copy, B: Copy>(
+    input: &(impl AsArray<D, A> + ?Sized),
+    f: impl FnMut(A) -> B,
+) -> Result<ArrayBase<Vec<B>, D>, Error> {
+    let input = input.as_array();
+    let input = input.strided();
+    let mut values = output_buffer(checked_len(input.shape, "map_unary")?, "map_unary")?;
+    unary_core(input, f, &mut values);
+    owner(D::Axes::from_slice(input.shape), values, "map_unary")
 }
 
-/// [`map_unary`] into a caller's tensor of the same shape, reusing its storage.
+/// [`map_unary`] into a caller's owner of the same shape, reusing its storage.
 ///
 /// # Errors
-/// [`TensorOpError::OutputShapeMismatch`] if `out` has another shape.
+/// [`Error::OutputShapeMismatch`] if `out` has another shape.
 ///
 /// ```
-/// use llm_from_scratch::tensor::{ops::map_unary_into, Tensor, TensorOpError};
+/// use llm_from_scratch::{prelude::*, Error};
 /// let t = Tensor::from_vec([2, 2], vec![1.0, -2.0, 3.0, -4.0])?;
 /// let mut out = Tensor::<2>::zeros([2, 2])?;
 /// map_unary_into(&t, |x: f64| x.abs(), &mut out)?;
 /// assert_eq!(out.as_slice(), &[1.0, 2.0, 3.0, 4.0]);
 /// let mut wrong = Tensor::<2>::zeros([1, 4])?;
-/// assert!(matches!(map_unary_into(&t, |x| x, &mut wrong), Err(TensorOpError::OutputShapeMismatch { .. })));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// assert!(matches!(map_unary_into(&t, |x| x, &mut wrong), Err(Error::OutputShapeMismatch { .. })));
+/// # Ok::<(), Error>(())
 /// ```
-pub fn map_unary_into<const R: usize, A: Copy, B: Copy>(
-    input: &(impl AsView<R, A> + ?Sized),
-    op: impl FnMut(A) -> B,
-    out: &mut Tensor<R, B>,
-) -> Result<(), TensorOpError> {
-    let shape = *out.shape();
-    unary_into(input.as_view().strided(), op, &shape, out.as_mut_slice())
+pub fn map_unary_into<D: Dimension, A: Copy, B: Copy>(
+    input: &(impl AsArray<D, A> + ?Sized),
+    f: impl FnMut(A) -> B,
+    out: &mut ArrayBase<Vec<B>, D>,
+) -> Result<(), Error> {
+    let input = input.as_array();
+    check_output_shape(input.layout.shape(), out.layout.shape(), "map_unary_into")?;
+    unary_core(input.strided(), f, &mut SliceSink::new(&mut out.data));
+    Ok(())
 }
 
-/// Combines two views elementwise after broadcasting them (NumPy's rule,
+/// Combines two operands elementwise after broadcasting them (NumPy's rule,
 /// see [`broadcast_shape`](super::broadcast_shape)); no input is copied:
 /// broadcast axes are read with stride 0.
 ///
 /// Shapes: `[L]` and `[M]` -> the broadcast shape, rank `max(L, M)`
-/// inferred; a rank-0 operand broadcasts to anything. `op(left, right)`
-/// runs exactly once per output element, in logical row-major order, left
-/// value first, and never for an empty output.
+/// inferred through [`BroadcastRank`] (two dynamic operands give a dynamic
+/// result); a rank-0 operand broadcasts to anything. `f(left, right)` runs
+/// exactly once per output element, in logical row-major order, left value
+/// first, and never for an empty output.
 ///
 /// # Errors
-/// - [`TensorOpError::IncompatibleBroadcast`] (leftmost failing output axis);
-/// - `TensorOpError::Tensor(TensorError::ShapeOverflow)` for an overflowing output;
-/// - [`TensorOpError::OutputAllocationFailed`] if the output cannot be reserved.
+/// - [`Error::IncompatibleBroadcast`] (leftmost failing output axis);
+/// - [`Error::ShapeOverflow`] for an overflowing output;
+/// - [`Error::AllocationFailed`] if the output cannot be reserved.
 ///
 /// ```
-/// use llm_from_scratch::tensor::{ops::map_binary, Tensor};
+/// use llm_from_scratch::prelude::*;
 /// let tokens = Tensor::from_vec([2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])?;
 /// let bias = Tensor::from_vec([3], vec![10.0, 20.0, 30.0])?;
 /// let biased = map_binary(&tokens, &bias, |x, b| x + b)?; // [2,3] + [3] -> [2,3]
 /// assert_eq!(biased.as_slice(), &[11.0, 22.0, 33.0, 14.0, 25.0, 36.0]);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
-pub fn map_binary<const L: usize, const M: usize, const O: usize, A: Copy, B: Copy, C: Copy>(
-    left: &(impl AsView<L, A> + ?Sized),
-    right: &(impl AsView<M, B> + ?Sized),
-    op: impl FnMut(A, B) -> C,
-) -> Result<Tensor<O, C>, TensorOpError>
+pub fn map_binary<L, M, O, A: Copy, B: Copy, C: Copy>(
+    left: &(impl AsArray<L, A> + ?Sized),
+    right: &(impl AsArray<M, B> + ?Sized),
+    f: impl FnMut(A, B) -> C,
+) -> Result<ArrayBase<Vec<C>, O>, Error>
 where
-    Rank<L>: BroadcastRank<Rank<M>, Output = Rank<O>>,
+    L: Dimension + BroadcastRank<M, Output = O>,
+    M: Dimension,
+    O: Dimension,
 {
-    let (left, right) = (left.as_view(), right.as_view());
-    let (shape, values) = binary_fresh(left.strided(), right.strided(), op)?;
-    Ok(Tensor::from_vec(shape, values)?)
+    let (left, right) = (left.as_array(), right.as_array());
+    let (left, right) = (left.strided(), right.strided());
+    let (shape, len) = broadcast_of::<O::Axes>(left.shape, right.shape, "map_binary")?;
+    let mut values = output_buffer(len, "map_binary")?;
+    binary_core(shape.as_slice(), left, right, f, &mut values);
+    owner(shape, values, "map_binary")
 }
 
-/// [`map_binary`] into a caller's tensor of the broadcast shape, reusing its storage.
+/// [`map_binary`] into a caller's owner of the broadcast shape, reusing its storage.
 ///
 /// # Errors
 /// As for [`map_binary`] (but no allocation), and
-/// [`TensorOpError::OutputShapeMismatch`] if `out` does not have the broadcast shape.
+/// [`Error::OutputShapeMismatch`] if `out` does not have the broadcast shape.
 ///
 /// ```
-/// use llm_from_scratch::tensor::{ops::map_binary_into, Tensor, TensorOpError};
+/// use llm_from_scratch::{prelude::*, Error};
 /// let tokens = Tensor::from_vec([2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])?;
 /// let bias = Tensor::from_vec([3], vec![10.0, 20.0, 30.0])?;
 /// let mut out = Tensor::<2>::zeros([2, 3])?;
 /// map_binary_into(&tokens, &bias, |x, b| x + b, &mut out)?; // [2,3] + [3] -> [2,3]
 /// assert_eq!(out.as_slice(), &[11.0, 22.0, 33.0, 14.0, 25.0, 36.0]);
 /// let mut wrong = Tensor::<2>::zeros([3, 2])?;
-/// assert!(matches!(map_binary_into(&tokens, &bias, |x, b| x + b, &mut wrong), Err(TensorOpError::OutputShapeMismatch { .. })));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// assert!(matches!(map_binary_into(&tokens, &bias, |x, b| x + b, &mut wrong), Err(Error::OutputShapeMismatch { .. })));
+/// # Ok::<(), Error>(())
 /// ```
-pub fn map_binary_into<const L: usize, const M: usize, const O: usize, A: Copy, B: Copy, C: Copy>(
-    left: &(impl AsView<L, A> + ?Sized),
-    right: &(impl AsView<M, B> + ?Sized),
-    op: impl FnMut(A, B) -> C,
-    out: &mut Tensor<O, C>,
-) -> Result<(), TensorOpError>
+pub fn map_binary_into<L, M, O, A: Copy, B: Copy, C: Copy>(
+    left: &(impl AsArray<L, A> + ?Sized),
+    right: &(impl AsArray<M, B> + ?Sized),
+    f: impl FnMut(A, B) -> C,
+    out: &mut ArrayBase<Vec<C>, O>,
+) -> Result<(), Error>
 where
-    Rank<L>: BroadcastRank<Rank<M>, Output = Rank<O>>,
+    L: Dimension + BroadcastRank<M, Output = O>,
+    M: Dimension,
+    O: Dimension,
 {
-    let (left, right) = (left.as_view(), right.as_view());
-    let shape = *out.shape();
-    binary_into(
-        left.strided(),
-        right.strided(),
-        op,
-        &shape,
-        out.as_mut_slice(),
-    )
+    let op = "map_binary_into";
+    let (left, right) = (left.as_array(), right.as_array());
+    let (left, right) = (left.strided(), right.strided());
+    let (shape, _) = broadcast_of::<DynDims>(left.shape, right.shape, op)?;
+    check_output_shape(shape.as_slice(), out.layout.shape(), op)?;
+    binary_core(shape.as_slice(), left, right, f, &mut SliceSink::new(&mut out.data));
+    Ok(())
+}
+
+/// The elementwise maps as methods of every readable array: the same rules
+/// and errors as [`map_unary`] and [`map_binary`].
+impl<S: Readable, D: Dimension> ArrayBase<S, D>
+where
+    S::Elem: Copy,
+{
+    /// [`map_unary`] as a method.
+    ///
+    /// # Errors
+    /// As for [`map_unary`].
+    ///
+    /// ```
+    /// use llm_from_scratch::prelude::*;
+    /// let t = Tensor::from_vec([2], vec![1.0, -2.0])?;
+    /// assert_eq!(t.map_unary(|x: f64| x.abs())?.as_slice(), &[1.0, 2.0]);
+    /// # Ok::<(), llm_from_scratch::Error>(())
+    /// ```
+    pub fn map_unary<B: Copy>(
+        &self,
+        f: impl FnMut(S::Elem) -> B,
+    ) -> Result<ArrayBase<Vec<B>, D>, Error> {
+        map_unary(self, f)
+    }
+
+    /// [`map_binary`] as a method: `f(self, other)` after broadcasting.
+    ///
+    /// # Errors
+    /// As for [`map_binary`].
+    ///
+    /// ```
+    /// use llm_from_scratch::prelude::*;
+    /// let x = Tensor::from_vec([2, 2], vec![1.0, 2.0, 3.0, 4.0])?;
+    /// let bias = Tensor::from_vec([2], vec![10.0, 20.0])?;
+    /// assert_eq!(x.map_binary(&bias, |a, b| a + b)?.as_slice(), &[11.0, 22.0, 13.0, 24.0]);
+    /// # Ok::<(), llm_from_scratch::Error>(())
+    /// ```
+    pub fn map_binary<M: Dimension, O: Dimension, U: Copy, C: Copy>(
+        &self,
+        other: &(impl AsArray<M, U> + ?Sized),
+        f: impl FnMut(S::Elem, U) -> C,
+    ) -> Result<ArrayBase<Vec<C>, O>, Error>
+    where
+        D: BroadcastRank<M, Output = O>,
+    {
+        map_binary(self, other, f)
+    }
 }

@@ -2,70 +2,57 @@
 
 mod kernel;
 
-use super::{check_output_shape, output_buffer};
-use crate::tensor::array::owned::Tensor;
-use crate::tensor::array::view::AsView;
-use crate::tensor::error::TensorOpError;
+pub use kernel::MatmulStrategy;
+
+use super::{check_output_shape, output_buffer, owner};
+use crate::error::Error;
+use crate::tensor::array::base::ArrayBase;
+use crate::tensor::array::borrow::AsArray;
+use crate::tensor::array::storage::Readable;
 use crate::tensor::float::Float;
 use crate::tensor::shape::broadcast::broadcast_into;
+use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::dims::{Dims, DynDims};
 use crate::tensor::shape::layout::checked_len;
-use crate::tensor::shape::rank::{MatrixRank, Rank};
-use crate::tensor::traverse::Strided;
+use crate::tensor::shape::rank::MatrixRank;
 
-/// Rank-erased shape check shared by the ranked and dynamic APIs, for
-/// operand shapes of rank at least 2 each and an `out_shape` of the larger
-/// rank. Writes `[batch.., m, n]` and returns its element count.
+/// The output shape `[batch.., m, n]` of two operands (the public function
+/// `op`) and its element count.
 ///
 /// Order (NumPy's: its gufunc checks core dimensions before it broadcasts
-/// the loop dimensions): the contracted extents, then the batch axes
-/// (compatibility over all axes, then overflow), then the full output's overflow.
-pub(crate) fn matmul_shape(
+/// the loop dimensions): both ranks at least 2 (only a dynamic operand can
+/// fail it), the contracted extents, then the batch axes (compatibility over
+/// all axes, then overflow), then the full output's overflow.
+fn matmul_shape<A: Dims>(
     left: &[usize],
     right: &[usize],
-    out_shape: &mut [usize],
-) -> Result<usize, TensorOpError> {
-    let (left_rank, right_rank, rank) = (left.len(), right.len(), out_shape.len());
-    debug_assert!(left_rank >= 2 && right_rank >= 2 && rank == left_rank.max(right_rank));
+    op: &'static str,
+) -> Result<(A, usize), Error> {
+    let (left_rank, right_rank) = (left.len(), right.len());
+    if let Some(rank) = [left_rank, right_rank].into_iter().find(|&rank| rank < 2) {
+        return Err(Error::RankTooSmall {
+            op,
+            rank,
+            minimum: 2,
+        });
+    }
     let (left_k, right_k) = (left[left_rank - 1], right[right_rank - 2]);
     if left_k != right_k {
-        return Err(TensorOpError::MatmulInnerMismatch { left_k, right_k });
+        return Err(Error::MatmulInnerMismatch { left_k, right_k });
     }
+    let rank = left_rank.max(right_rank);
+    let mut shape = A::zeros(rank);
+    let out_shape = shape.as_mut_slice();
     broadcast_into(
         &left[..left_rank - 2],
         &right[..right_rank - 2],
         &mut out_shape[..rank - 2],
+        op,
     )?;
     out_shape[rank - 2] = left[left_rank - 2];
     out_shape[rank - 1] = right[right_rank - 1];
-    Ok(checked_len(out_shape)?)
-}
-
-/// Checks the shapes, reserves the output with `try_reserve` and multiplies.
-pub(crate) fn matmul_fresh<F: Float, D: Dims>(
-    left: Strided<'_, '_, F>,
-    right: Strided<'_, '_, F>,
-) -> Result<(D, Vec<F>), TensorOpError> {
-    let mut shape = D::zeros(left.shape.len().max(right.shape.len()));
-    let len = matmul_shape(left.shape, right.shape, shape.as_mut_slice())?;
-    let mut values = output_buffer(len)?;
-    values.resize(len, F::ZERO);
-    kernel::matmul(left, right, shape.as_slice(), &mut values);
-    Ok((shape, values))
-}
-
-/// Checks the shapes and multiplies into a caller's output of shape `out_shape`.
-pub(crate) fn matmul_into_core<F: Float>(
-    left: Strided<'_, '_, F>,
-    right: Strided<'_, '_, F>,
-    out_shape: &[usize],
-    out: &mut [F],
-) -> Result<(), TensorOpError> {
-    let mut shape = DynDims::zeros(left.shape.len().max(right.shape.len()));
-    matmul_shape(left.shape, right.shape, shape.as_mut_slice())?;
-    check_output_shape(shape.as_slice(), out_shape)?;
-    kernel::matmul(left, right, out_shape, out);
-    Ok(())
+    let len = checked_len(out_shape, op)?;
+    Ok((shape, len))
 }
 
 /// The batched matrix product of two views: `[.., m, k] x [.., k, n] -> [batch.., m, n]`.
@@ -96,13 +83,15 @@ pub(crate) fn matmul_into_core<F: Float>(
 ///
 /// # Errors
 /// In this order (NumPy checks the core extents before the batch axes):
-/// 1. [`TensorOpError::MatmulInnerMismatch`] if the left's last extent
-///    differs from the right's second-to-last;
-/// 2. [`TensorOpError::IncompatibleBroadcast`] at the leftmost failing batch
-///    axis, numbered as an axis of the output (batch axes come first);
-/// 3. `TensorOpError::Tensor(TensorError::ShapeOverflow)` if the output's
-///    element count overflows;
-/// 4. [`TensorOpError::OutputAllocationFailed`] if the output cannot be reserved.
+/// 1. [`Error::RankTooSmall`] for a dynamic operand of rank below 2 (the
+///    typed ranks do not compile);
+/// 2. [`Error::MatmulInnerMismatch`] if the left's last extent differs from
+///    the right's second-to-last;
+/// 3. [`Error::IncompatibleBroadcast`] at the leftmost failing batch axis,
+///    numbered as an axis of the output (batch axes come first);
+/// 4. [`Error::ShapeOverflow`] if the output's element count overflows;
+/// 5. [`Error::AllocationFailed`] if the output or a kernel's scratch
+///    buffer cannot be reserved.
 ///
 /// ```
 /// use llm_from_scratch::prelude::*;
@@ -123,9 +112,9 @@ pub(crate) fn matmul_into_core<F: Float>(
 ///
 /// assert_eq!(
 ///     matmul(&a, &a),
-///     Err(TensorOpError::MatmulInnerMismatch { left_k: 3, right_k: 2 })
+///     Err(llm_from_scratch::Error::MatmulInnerMismatch { left_k: 3, right_k: 2 })
 /// );
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
 ///
 /// A vector is not a matrix: ranks 0 and 1 do not compile.
@@ -136,24 +125,32 @@ pub(crate) fn matmul_into_core<F: Float>(
 /// let m = Tensor::from_vec([3, 1], vec![1.0, 2.0, 3.0]).unwrap();
 /// let _ = matmul(&v, &m); // error: `matmul` needs two operands of rank 2 to 8
 /// ```
-pub fn matmul<const L: usize, const M: usize, const O: usize, F: Float>(
-    left: &(impl AsView<L, F> + ?Sized),
-    right: &(impl AsView<M, F> + ?Sized),
-) -> Result<Tensor<O, F>, TensorOpError>
+pub fn matmul<L, M, O, F: Float>(
+    left: &(impl AsArray<L, F> + ?Sized),
+    right: &(impl AsArray<M, F> + ?Sized),
+) -> Result<ArrayBase<Vec<F>, O>, Error>
 where
-    Rank<L>: MatrixRank<Rank<M>, Output = Rank<O>>,
+    L: Dimension + MatrixRank<M, Output = O>,
+    M: Dimension,
+    O: Dimension,
 {
-    let (left, right) = (left.as_view(), right.as_view());
-    let (shape, values) = matmul_fresh::<F, [usize; O]>(left.strided(), right.strided())?;
-    Ok(Tensor::from_vec(shape, values)?)
+    let op = "matmul";
+    let (left, right) = (left.as_array(), right.as_array());
+    let (left, right) = (left.strided(), right.strided());
+    let (shape, len) = matmul_shape::<O::Axes>(left.shape, right.shape, op)?;
+    let mut values = output_buffer(len, op)?;
+    values.resize(len, F::ZERO);
+    kernel::matmul(left, right, shape.as_slice(), &mut values, op)?;
+    owner(shape, values, op)
 }
 
 /// [`matmul`] into a caller's tensor of shape `[batch.., m, n]`, reusing its
 /// storage (every value is overwritten).
 ///
 /// # Errors
-/// As for [`matmul`] (but no allocation), then
-/// [`TensorOpError::OutputShapeMismatch`] if `out` has another shape.
+/// As for [`matmul`] (no output allocation; a kernel's scratch buffer may
+/// still fail with [`Error::AllocationFailed`]), then
+/// [`Error::OutputShapeMismatch`] if `out` has another shape.
 ///
 /// ```
 /// use llm_from_scratch::prelude::*;
@@ -162,17 +159,50 @@ where
 /// let mut out = Tensor::full([1, 2], f32::NAN)?;
 /// matmul_into(&a, &b, &mut out)?;
 /// assert_eq!(out.as_slice(), &[13.0, 16.0]);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
-pub fn matmul_into<const L: usize, const M: usize, const O: usize, F: Float>(
-    left: &(impl AsView<L, F> + ?Sized),
-    right: &(impl AsView<M, F> + ?Sized),
-    out: &mut Tensor<O, F>,
-) -> Result<(), TensorOpError>
+pub fn matmul_into<L, M, O, F: Float>(
+    left: &(impl AsArray<L, F> + ?Sized),
+    right: &(impl AsArray<M, F> + ?Sized),
+    out: &mut ArrayBase<Vec<F>, O>,
+) -> Result<(), Error>
 where
-    Rank<L>: MatrixRank<Rank<M>, Output = Rank<O>>,
+    L: Dimension + MatrixRank<M, Output = O>,
+    M: Dimension,
+    O: Dimension,
 {
-    let (left, right) = (left.as_view(), right.as_view());
-    let shape = *out.shape();
-    matmul_into_core(left.strided(), right.strided(), &shape, out.as_mut_slice())
+    let op = "matmul_into";
+    let (left, right) = (left.as_array(), right.as_array());
+    let (left, right) = (left.strided(), right.strided());
+    let (shape, _) = matmul_shape::<DynDims>(left.shape, right.shape, op)?;
+    check_output_shape(shape.as_slice(), out.layout.shape(), op)?;
+    kernel::matmul(left, right, shape.as_slice(), &mut out.data, op)
+}
+
+impl<S: Readable, D: Dimension> ArrayBase<S, D>
+where
+    S::Elem: Float,
+{
+    /// [`matmul`] as a method: `[.., m, k] x [.., k, n] -> [batch.., m, n]`,
+    /// batch axes broadcast.
+    ///
+    /// # Errors
+    /// As for [`matmul`].
+    ///
+    /// ```
+    /// use llm_from_scratch::prelude::*;
+    /// let x = Tensor::from_vec([1, 2], vec![1.0, 2.0])?;
+    /// let w = Tensor::from_vec([2, 2], vec![3.0, 4.0, 5.0, 6.0])?;
+    /// assert_eq!(x.matmul(&w)?.as_slice(), &[13.0, 16.0]);
+    /// # Ok::<(), llm_from_scratch::Error>(())
+    /// ```
+    pub fn matmul<M: Dimension, O: Dimension>(
+        &self,
+        other: &(impl AsArray<M, S::Elem> + ?Sized),
+    ) -> Result<ArrayBase<Vec<S::Elem>, O>, Error>
+    where
+        D: MatrixRank<M, Output = O>,
+    {
+        matmul(self, other)
+    }
 }

@@ -8,14 +8,16 @@
 
 use super::kernel::dense_max;
 use super::{Reduction, reduce_core};
-use crate::tensor::array::owned::Tensor;
-use crate::tensor::array::view::AsView;
-use crate::tensor::error::TensorOpError;
+use crate::error::Error;
+use crate::tensor::array::base::ArrayBase;
+use crate::tensor::array::borrow::AsArray;
+use crate::tensor::array::storage::Readable;
 use crate::tensor::float::{Float, max_replaces};
-use crate::tensor::ops::{check_output_shape, output_buffer};
+use crate::tensor::ops::{check_output_shape, output_buffer, owner};
+use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::dims::{Dims, DynDims};
 use crate::tensor::shape::layout::row_major_strides;
-use crate::tensor::shape::rank::{Rank, ReduceDim};
+use crate::tensor::shape::rank::ReduceDim;
 use crate::tensor::traverse::Strided;
 use crate::tensor::traverse::groups::for_each_group;
 use crate::tensor::traverse::parallel::{Split, for_each_block};
@@ -81,7 +83,7 @@ fn argmax<F: Float>(input: Strided<'_, '_, F>, axis: usize, out: &mut [usize]) {
     out_strides.as_mut_slice()[axis] = 1;
     let kept_shape = out_strides.clone();
     // A checked output shape: its row-major strides fit.
-    let _ = row_major_strides(kept_shape.as_slice(), out_strides.as_mut_slice());
+    let _ = row_major_strides(kept_shape.as_slice(), out_strides.as_mut_slice(), "argmax_axis");
     let strategy = ArgmaxStrategy::of(extent, stride);
     let (data, shape, strides) = (input.data, input.shape, input.strides);
     let out_strides = out_strides.as_slice();
@@ -115,34 +117,6 @@ fn argmax<F: Float>(input: Strided<'_, '_, F>, axis: usize, out: &mut [usize]) {
     });
 }
 
-/// Fresh-output `argmax_axis` of any rank: the reduction's checks and
-/// shape, then the positions.
-pub(crate) fn argmax_fresh<F: Float, D: Dims>(
-    input: Strided<'_, '_, F>,
-    axis: usize,
-    keep_dim: bool,
-) -> Result<(D, Vec<usize>), TensorOpError> {
-    let (shape, len) = reduce_core::<F, D>(input, axis, keep_dim, Reduction::Max)?;
-    let mut values = output_buffer(len)?;
-    values.resize(len, 0);
-    argmax(input, axis, &mut values);
-    Ok((shape, values))
-}
-
-/// `argmax_axis` into a caller's output of shape `out_shape`.
-pub(crate) fn argmax_into<F: Float>(
-    input: Strided<'_, '_, F>,
-    axis: usize,
-    keep_dim: bool,
-    out_shape: &[usize],
-    out: &mut [usize],
-) -> Result<(), TensorOpError> {
-    let (shape, _) = reduce_core::<F, DynDims>(input, axis, keep_dim, Reduction::Max)?;
-    check_output_shape(shape.as_slice(), out_shape)?;
-    argmax(input, axis, out);
-    Ok(())
-}
-
 /// The position along `axis` of the value [`max_axis`](super::max_axis)
 /// keeps: the first NaN, else the earliest of the largest values (`-0.0`
 /// and `+0.0` tie, so the earlier zero wins). Greedy decoding's next token.
@@ -156,35 +130,40 @@ pub(crate) fn argmax_into<F: Float>(
 /// `Tensor::argmax_keepdim`.
 ///
 /// # Errors
-/// As for `max_axis`, in this order: [`TensorOpError::ReductionAxisOutOfBounds`],
-/// [`TensorOpError::EmptyMaxAxis`] (no position to return), then
-/// [`TensorOpError::OutputAllocationFailed`].
+/// As for `max_axis`, in this order: [`Error::AxisOutOfBounds`],
+/// [`Error::EmptyMaxAxis`] (no position to return), then
+/// [`Error::AllocationFailed`].
 ///
 /// ```
 /// use llm_from_scratch::prelude::*;
 /// let logits = Tensor::from_vec([2, 4], vec![0.5, 3.0, 3.0, -1.0, -0.0, 0.0, -2.0, -0.5])?;
 /// let next = argmax_axis(&logits, 1, RemoveDim)?; // [2, 4] -> [2]
 /// assert_eq!(next.as_slice(), &[1, 0]); // the earlier of the tied 3.0s; -0.0 before +0.0
-/// assert_eq!(argmax_axis(&logits, 2, KeepDim), Err(TensorOpError::ReductionAxisOutOfBounds { axis: 2, rank: 2 }));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// assert_eq!(
+///     argmax_axis(&logits, 2, KeepDim),
+///     Err(llm_from_scratch::Error::AxisOutOfBounds { op: "argmax_axis", axis: 2, rank: 2 })
+/// );
+/// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
-pub fn argmax_axis<const R: usize, const S: usize, F: Float, K>(
-    input: &(impl AsView<R, F> + ?Sized),
+pub fn argmax_axis<D: Dimension, E: Dimension, F: Float, K: ReduceDim<D, Output = E>>(
+    input: &(impl AsArray<D, F> + ?Sized),
     axis: usize,
-    _keep: K,
-) -> Result<Tensor<S, usize>, TensorOpError>
-where
-    K: ReduceDim<R, Output = Rank<S>>,
-{
-    let view = input.as_view();
-    let (shape, values) = argmax_fresh::<F, [usize; S]>(view.strided(), axis, K::KEEP)?;
-    Ok(Tensor::from_vec(shape, values)?)
+    keep: K,
+) -> Result<ArrayBase<Vec<usize>, E>, Error> {
+    let op = "argmax_axis";
+    let input = input.as_array();
+    let input = input.strided();
+    let (shape, len) = reduce_core::<F, E::Axes>(input, axis, keep.keep(), Reduction::Max, op)?;
+    let mut values = output_buffer(len, op)?;
+    values.resize(len, 0);
+    argmax(input, axis, &mut values);
+    owner(shape, values, op)
 }
 
 /// [`argmax_axis`] into `out` (the reduced shape), reusing its storage.
 ///
 /// # Errors
-/// As for [`argmax_axis`] but no allocation; [`TensorOpError::OutputShapeMismatch`]
+/// As for [`argmax_axis`] but no allocation; [`Error::OutputShapeMismatch`]
 /// for another shape.
 ///
 /// ```
@@ -193,20 +172,46 @@ where
 /// let mut next = Tensor::<1, usize>::zeros([2])?;
 /// argmax_axis_into(&logits, 1, RemoveDim, &mut next)?;
 /// assert_eq!(next.as_slice(), &[1, 0]);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
-pub fn argmax_axis_into<const R: usize, const S: usize, F: Float, K>(
-    input: &(impl AsView<R, F> + ?Sized),
+pub fn argmax_axis_into<D: Dimension, E: Dimension, F: Float, K: ReduceDim<D, Output = E>>(
+    input: &(impl AsArray<D, F> + ?Sized),
     axis: usize,
-    _keep: K,
-    out: &mut Tensor<S, usize>,
-) -> Result<(), TensorOpError>
+    keep: K,
+    out: &mut ArrayBase<Vec<usize>, E>,
+) -> Result<(), Error> {
+    let op = "argmax_axis_into";
+    let input = input.as_array();
+    let input = input.strided();
+    let (shape, _) = reduce_core::<F, DynDims>(input, axis, keep.keep(), Reduction::Max, op)?;
+    check_output_shape(shape.as_slice(), out.layout.shape(), op)?;
+    argmax(input, axis, &mut out.data);
+    Ok(())
+}
+
+impl<S: Readable, D: Dimension> ArrayBase<S, D>
 where
-    K: ReduceDim<R, Output = Rank<S>>,
+    S::Elem: Float,
 {
-    let view = input.as_view();
-    let shape = *out.shape();
-    argmax_into(view.strided(), axis, K::KEEP, &shape, out.as_mut_slice())
+    /// [`argmax_axis`] as a method: the position `max_axis` keeps (first
+    /// NaN, else the earliest of the largest).
+    ///
+    /// # Errors
+    /// As for [`argmax_axis`].
+    ///
+    /// ```
+    /// use llm_from_scratch::prelude::*;
+    /// let logits = Tensor::from_vec([2, 3], vec![0.1, 2.0, 2.0, 5.0, -1.0, 4.0])?;
+    /// assert_eq!(logits.argmax_axis(1, RemoveDim)?.as_slice(), &[1, 0]);
+    /// # Ok::<(), llm_from_scratch::Error>(())
+    /// ```
+    pub fn argmax_axis<E: Dimension, K: ReduceDim<D, Output = E>>(
+        &self,
+        axis: usize,
+        keep: K,
+    ) -> Result<ArrayBase<Vec<usize>, E>, Error> {
+        argmax_axis(self, axis, keep)
+    }
 }
 
 #[cfg(test)]

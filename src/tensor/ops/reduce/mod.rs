@@ -8,17 +8,18 @@ mod partial_max;
 mod rows;
 
 pub use argmax::{argmax_axis, argmax_axis_into};
-pub(crate) use argmax::{argmax_fresh, argmax_into};
 pub(crate) use kernel::{LANES, dense_max, dense_max_lanes, dense_sums};
 
-use super::{check_output_shape, output_buffer};
-use crate::tensor::array::owned::Tensor;
-use crate::tensor::array::view::AsView;
-use crate::tensor::error::TensorOpError;
+use super::{check_output_shape, output_buffer, owner};
+use crate::error::Error;
+use crate::tensor::array::base::ArrayBase;
+use crate::tensor::array::borrow::AsArray;
+use crate::tensor::array::storage::Readable;
 use crate::tensor::float::Float;
+use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::dims::{Dims, DynDims};
 use crate::tensor::shape::layout::checked_len;
-use crate::tensor::shape::rank::{Rank, ReduceDim};
+use crate::tensor::shape::rank::ReduceDim;
 use crate::tensor::traverse::Strided;
 use kernel::{Fold, Reduce, reduce};
 
@@ -40,15 +41,16 @@ pub(crate) fn reduce_core<F, D: Dims>(
     axis: usize,
     keep_dim: bool,
     reduction: Reduction,
-) -> Result<(D, usize), TensorOpError> {
+    op: &'static str,
+) -> Result<(D, usize), Error> {
     let rank = input.shape.len();
     if axis >= rank {
-        return Err(TensorOpError::ReductionAxisOutOfBounds { axis, rank });
+        return Err(Error::AxisOutOfBounds { op, axis, rank });
     }
     if input.shape[axis] == 0 {
         match reduction {
-            Reduction::Mean => return Err(TensorOpError::EmptyMeanAxis { axis }),
-            Reduction::Max => return Err(TensorOpError::EmptyMaxAxis { axis }),
+            Reduction::Mean => return Err(Error::EmptyMeanAxis { axis }),
+            Reduction::Max => return Err(Error::EmptyMaxAxis { op, axis }),
             Reduction::Sum => {}
         }
     }
@@ -61,7 +63,7 @@ pub(crate) fn reduce_core<F, D: Dims>(
             position += 1;
         }
     }
-    let len = checked_len(shape.as_slice())?;
+    let len = checked_len(shape.as_slice(), op)?;
     Ok((shape, len))
 }
 
@@ -89,83 +91,63 @@ impl Reduction {
         }
     }
 
-    /// Allocates the output with `try_reserve` and runs the reduction.
-    pub(crate) fn fresh<F: Float, D: Dims>(
+    /// Checks, allocates the output with `try_reserve` and runs the
+    /// reduction (the public function `op`).
+    fn fresh<F: Float, E: Dimension>(
         self,
         input: Strided<'_, '_, F>,
         axis: usize,
         keep_dim: bool,
-    ) -> Result<(D, Vec<F>), TensorOpError> {
-        let (shape, len) = reduce_core(input, axis, keep_dim, self)?;
-        let mut values = output_buffer(len)?;
+        op: &'static str,
+    ) -> Result<ArrayBase<Vec<F>, E>, Error> {
+        let (shape, len) = reduce_core::<F, E::Axes>(input, axis, keep_dim, self, op)?;
+        let mut values = output_buffer(len, op)?;
         values.resize(len, F::ZERO);
         self.run(input, axis, &mut values);
-        Ok((shape, values))
+        owner(shape, values, op)
     }
 
-    /// Runs the reduction into a caller's output of shape `out_shape`.
-    pub(crate) fn into<F: Float>(
+    /// Checks and runs the reduction into a caller's owner (the public
+    /// function `op`).
+    fn into<F: Float, E: Dimension>(
         self,
         input: Strided<'_, '_, F>,
         axis: usize,
         keep_dim: bool,
-        out_shape: &[usize],
-        out: &mut [F],
-    ) -> Result<(), TensorOpError> {
-        let (shape, _) = reduce_core::<F, DynDims>(input, axis, keep_dim, self)?;
-        check_output_shape(shape.as_slice(), out_shape)?;
-        self.run(input, axis, out);
+        out: &mut ArrayBase<Vec<F>, E>,
+        op: &'static str,
+    ) -> Result<(), Error> {
+        let (shape, _) = reduce_core::<F, DynDims>(input, axis, keep_dim, self, op)?;
+        check_output_shape(shape.as_slice(), out.layout.shape(), op)?;
+        self.run(input, axis, &mut out.data);
         Ok(())
-    }
-
-    fn ranked<const R: usize, const S: usize, F: Float, K: ReduceDim<R>>(
-        self,
-        input: &(impl AsView<R, F> + ?Sized),
-        axis: usize,
-    ) -> Result<Tensor<S, F>, TensorOpError> {
-        let (shape, values) =
-            self.fresh::<F, [usize; S]>(input.as_view().strided(), axis, K::KEEP)?;
-        Ok(Tensor::from_vec(shape, values)?)
-    }
-
-    fn ranked_into<const R: usize, const S: usize, F: Float, K: ReduceDim<R>>(
-        self,
-        input: &(impl AsView<R, F> + ?Sized),
-        axis: usize,
-        out: &mut Tensor<S, F>,
-    ) -> Result<(), TensorOpError> {
-        let shape = *out.shape();
-        self.into(
-            input.as_view().strided(),
-            axis,
-            K::KEEP,
-            &shape,
-            out.as_mut_slice(),
-        )
     }
 }
 
 /// The sum over one axis, from +0.0 in ascending index order; an empty axis sums to +0.0.
 ///
-/// Shapes: `[.., n, ..]` -> `[.., ..]` (`RemoveDim`) or `[.., 1, ..]` (`KeepDim`); see the
+/// Shapes: `[.., n, ..]` -> `[.., ..]` (`RemoveDim`) or `[.., 1, ..]`
+/// (`KeepDim`; `keep_dim: bool` for a dynamic input); see the
 /// [`ops` module docs](crate::tensor::ops#reductions) for the rank rule and the exact order.
 ///
 /// # Errors
-/// [`TensorOpError::ReductionAxisOutOfBounds`], then [`TensorOpError::OutputAllocationFailed`].
+/// [`Error::AxisOutOfBounds`], then [`Error::AllocationFailed`].
 ///
 /// ```
 /// use llm_from_scratch::prelude::*;
 /// let biased = Tensor::from_vec([2, 3], vec![11.0, 22.0, 33.0, 14.0, 25.0, 36.0])?;
 /// let s = sum_axis(&biased, 0, RemoveDim)?; // [2, 3] -> [3]
 /// assert_eq!(s.as_slice(), &[25.0, 47.0, 69.0]);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// let d = biased.into_dyn();
+/// assert_eq!(sum_axis(&d, 1, true)?.shape(), &[2, 1]); // keep_dim
+/// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
-pub fn sum_axis<const R: usize, const S: usize, F: Float, K: ReduceDim<R, Output = Rank<S>>>(
-    input: &(impl AsView<R, F> + ?Sized),
+pub fn sum_axis<D: Dimension, E: Dimension, F: Float, K: ReduceDim<D, Output = E>>(
+    input: &(impl AsArray<D, F> + ?Sized),
     axis: usize,
-    _keep: K,
-) -> Result<Tensor<S, F>, TensorOpError> {
-    Reduction::Sum.ranked::<R, S, F, K>(input, axis)
+    keep: K,
+) -> Result<ArrayBase<Vec<F>, E>, Error> {
+    Reduction::Sum.fresh(input.as_array().strided(), axis, keep.keep(), "sum_axis")
 }
 
 /// The mean over one axis: the ascending sum divided by the extent.
@@ -173,23 +155,22 @@ pub fn sum_axis<const R: usize, const S: usize, F: Float, K: ReduceDim<R, Output
 /// Shapes: `[.., n, ..]` -> `[.., ..]` (`RemoveDim`) or `[.., 1, ..]` (`KeepDim`).
 ///
 /// # Errors
-/// [`TensorOpError::ReductionAxisOutOfBounds`], then
-/// [`TensorOpError::EmptyMeanAxis`] (the mean of nothing is undefined), then
-/// [`TensorOpError::OutputAllocationFailed`].
+/// [`Error::AxisOutOfBounds`], then [`Error::EmptyMeanAxis`] (the mean of
+/// nothing is undefined), then [`Error::AllocationFailed`].
 ///
 /// ```
 /// use llm_from_scratch::prelude::*;
 /// let biased = Tensor::from_vec([2, 3], vec![11.0, 22.0, 33.0, 14.0, 25.0, 36.0])?;
 /// let m = mean_axis(&biased, 1, KeepDim)?; // [2, 3] -> [2, 1]
 /// assert_eq!((m.shape(), m.as_slice()), (&[2, 1], &[22.0, 25.0][..]));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
-pub fn mean_axis<const R: usize, const S: usize, F: Float, K: ReduceDim<R, Output = Rank<S>>>(
-    input: &(impl AsView<R, F> + ?Sized),
+pub fn mean_axis<D: Dimension, E: Dimension, F: Float, K: ReduceDim<D, Output = E>>(
+    input: &(impl AsArray<D, F> + ?Sized),
     axis: usize,
-    _keep: K,
-) -> Result<Tensor<S, F>, TensorOpError> {
-    Reduction::Mean.ranked::<R, S, F, K>(input, axis)
+    keep: K,
+) -> Result<ArrayBase<Vec<F>, E>, Error> {
+    Reduction::Mean.fresh(input.as_array().strided(), axis, keep.keep(), "mean_axis")
 }
 
 /// The maximum over one axis: the first NaN wins with its exact bits; ties
@@ -198,56 +179,53 @@ pub fn mean_axis<const R: usize, const S: usize, F: Float, K: ReduceDim<R, Outpu
 /// Shapes: `[.., n, ..]` -> `[.., ..]` (`RemoveDim`) or `[.., 1, ..]` (`KeepDim`).
 ///
 /// # Errors
-/// [`TensorOpError::ReductionAxisOutOfBounds`], then
-/// [`TensorOpError::EmptyMaxAxis`] (the maximum of nothing is undefined), then
-/// [`TensorOpError::OutputAllocationFailed`].
+/// [`Error::AxisOutOfBounds`], then [`Error::EmptyMaxAxis`] (the maximum of
+/// nothing is undefined), then [`Error::AllocationFailed`].
 ///
 /// ```
 /// use llm_from_scratch::prelude::*;
 /// let biased = Tensor::from_vec([2, 3], vec![11.0, 22.0, 33.0, 14.0, 25.0, 36.0])?;
 /// let m = max_axis(&biased, 1, RemoveDim)?; // [2, 3] -> [2]
 /// assert_eq!(m.as_slice(), &[33.0, 36.0]);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
-pub fn max_axis<const R: usize, const S: usize, F: Float, K: ReduceDim<R, Output = Rank<S>>>(
-    input: &(impl AsView<R, F> + ?Sized),
+pub fn max_axis<D: Dimension, E: Dimension, F: Float, K: ReduceDim<D, Output = E>>(
+    input: &(impl AsArray<D, F> + ?Sized),
     axis: usize,
-    _keep: K,
-) -> Result<Tensor<S, F>, TensorOpError> {
-    Reduction::Max.ranked::<R, S, F, K>(input, axis)
+    keep: K,
+) -> Result<ArrayBase<Vec<F>, E>, Error> {
+    Reduction::Max.fresh(input.as_array().strided(), axis, keep.keep(), "max_axis")
 }
 
 /// [`sum_axis`] into `out` (the output shape), reusing its storage.
 ///
 /// # Errors
-/// As for [`sum_axis`] but no allocation; [`TensorOpError::OutputShapeMismatch`] for another shape.
+/// As for [`sum_axis`] but no allocation; [`Error::OutputShapeMismatch`] for another shape.
 ///
 /// ```
-/// use llm_from_scratch::prelude::*;
+/// use llm_from_scratch::{prelude::*, Error};
 /// let t = Tensor::from_vec([2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])?;
 /// let mut out = Tensor::<2>::zeros([2, 1])?;
 /// sum_axis_into(&t, 1, KeepDim, &mut out)?; // [2, 3] -> [2, 1]
 /// assert_eq!(out.as_slice(), &[6.0, 15.0]);
 /// let mut wrong = Tensor::<1>::zeros([3])?;
-/// assert!(matches!(sum_axis_into(&t, 1, RemoveDim, &mut wrong), Err(TensorOpError::OutputShapeMismatch { .. })));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// assert!(matches!(sum_axis_into(&t, 1, RemoveDim, &mut wrong), Err(Error::OutputShapeMismatch { .. })));
+/// # Ok::<(), Error>(())
 /// ```
-pub fn sum_axis_into<const R: usize, const S: usize, F: Float, K>(
-    input: &(impl AsView<R, F> + ?Sized),
+pub fn sum_axis_into<D: Dimension, E: Dimension, F: Float, K: ReduceDim<D, Output = E>>(
+    input: &(impl AsArray<D, F> + ?Sized),
     axis: usize,
-    _keep: K,
-    out: &mut Tensor<S, F>,
-) -> Result<(), TensorOpError>
-where
-    K: ReduceDim<R, Output = Rank<S>>,
-{
-    Reduction::Sum.ranked_into::<R, S, F, K>(input, axis, out)
+    keep: K,
+    out: &mut ArrayBase<Vec<F>, E>,
+) -> Result<(), Error> {
+    let input = input.as_array();
+    Reduction::Sum.into(input.strided(), axis, keep.keep(), out, "sum_axis_into")
 }
 
 /// [`mean_axis`] into `out` (the output shape), reusing its storage.
 ///
 /// # Errors
-/// As for [`mean_axis`] but no allocation; [`TensorOpError::OutputShapeMismatch`] for another shape.
+/// As for [`mean_axis`] but no allocation; [`Error::OutputShapeMismatch`] for another shape.
 ///
 /// ```
 /// use llm_from_scratch::prelude::*;
@@ -255,43 +233,104 @@ where
 /// let mut out = Tensor::<1>::zeros([3])?;
 /// mean_axis_into(&t, 0, RemoveDim, &mut out)?; // [2, 3] -> [3]
 /// assert_eq!(out.as_slice(), &[2.5, 3.5, 4.5]);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
-pub fn mean_axis_into<const R: usize, const S: usize, F: Float, K>(
-    input: &(impl AsView<R, F> + ?Sized),
+pub fn mean_axis_into<D: Dimension, E: Dimension, F: Float, K: ReduceDim<D, Output = E>>(
+    input: &(impl AsArray<D, F> + ?Sized),
     axis: usize,
-    _keep: K,
-    out: &mut Tensor<S, F>,
-) -> Result<(), TensorOpError>
-where
-    K: ReduceDim<R, Output = Rank<S>>,
-{
-    Reduction::Mean.ranked_into::<R, S, F, K>(input, axis, out)
+    keep: K,
+    out: &mut ArrayBase<Vec<F>, E>,
+) -> Result<(), Error> {
+    let input = input.as_array();
+    Reduction::Mean.into(input.strided(), axis, keep.keep(), out, "mean_axis_into")
 }
 
 /// [`max_axis`] into `out` (the output shape), reusing its storage.
 ///
 /// # Errors
-/// As for [`max_axis`] but no allocation; [`TensorOpError::OutputShapeMismatch`] for another shape.
+/// As for [`max_axis`] but no allocation; [`Error::OutputShapeMismatch`] for another shape.
 ///
 /// ```
-/// use llm_from_scratch::prelude::*;
+/// use llm_from_scratch::{prelude::*, Error};
 /// let t = Tensor::from_vec([2, 3], vec![1.0, 9.0, 3.0, 4.0, 5.0, 6.0])?;
 /// let mut out = Tensor::<1>::zeros([2])?;
 /// max_axis_into(&t, 1, RemoveDim, &mut out)?; // [2, 3] -> [2]
 /// assert_eq!(out.as_slice(), &[9.0, 6.0]);
 /// let empty = Tensor::<2>::zeros([2, 0])?;
-/// assert!(matches!(max_axis_into(&empty, 1, RemoveDim, &mut out), Err(TensorOpError::EmptyMaxAxis { .. })));
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// assert!(matches!(max_axis_into(&empty, 1, RemoveDim, &mut out), Err(Error::EmptyMaxAxis { .. })));
+/// # Ok::<(), Error>(())
 /// ```
-pub fn max_axis_into<const R: usize, const S: usize, F: Float, K>(
-    input: &(impl AsView<R, F> + ?Sized),
+pub fn max_axis_into<D: Dimension, E: Dimension, F: Float, K: ReduceDim<D, Output = E>>(
+    input: &(impl AsArray<D, F> + ?Sized),
     axis: usize,
-    _keep: K,
-    out: &mut Tensor<S, F>,
-) -> Result<(), TensorOpError>
+    keep: K,
+    out: &mut ArrayBase<Vec<F>, E>,
+) -> Result<(), Error> {
+    let input = input.as_array();
+    Reduction::Max.into(input.strided(), axis, keep.keep(), out, "max_axis_into")
+}
+
+/// The reductions as methods of every readable array: the same names, rules
+/// and errors as the free functions.
+impl<S: Readable, D: Dimension> ArrayBase<S, D>
 where
-    K: ReduceDim<R, Output = Rank<S>>,
+    S::Elem: Float,
 {
-    Reduction::Max.ranked_into::<R, S, F, K>(input, axis, out)
+    /// [`sum_axis`] as a method.
+    ///
+    /// # Errors
+    /// As for [`sum_axis`].
+    ///
+    /// ```
+    /// use llm_from_scratch::prelude::*;
+    /// let x = Tensor::from_vec([2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+    /// let s = x.sum_axis(1, KeepDim)?; // [2, 3] -> [2, 1]
+    /// assert_eq!((s.shape(), s.as_slice()), (&[2, 1], &[6.0, 15.0][..]));
+    /// # Ok::<(), llm_from_scratch::Error>(())
+    /// ```
+    pub fn sum_axis<E: Dimension, K: ReduceDim<D, Output = E>>(
+        &self,
+        axis: usize,
+        keep: K,
+    ) -> Result<ArrayBase<Vec<S::Elem>, E>, Error> {
+        sum_axis(self, axis, keep)
+    }
+
+    /// [`mean_axis`] as a method.
+    ///
+    /// # Errors
+    /// As for [`mean_axis`].
+    ///
+    /// ```
+    /// use llm_from_scratch::prelude::*;
+    /// let x = Tensor::from_vec([2, 2], vec![1.0, 3.0, 5.0, 7.0])?;
+    /// assert_eq!(x.mean_axis(0, RemoveDim)?.as_slice(), &[3.0, 5.0]);
+    /// # Ok::<(), llm_from_scratch::Error>(())
+    /// ```
+    pub fn mean_axis<E: Dimension, K: ReduceDim<D, Output = E>>(
+        &self,
+        axis: usize,
+        keep: K,
+    ) -> Result<ArrayBase<Vec<S::Elem>, E>, Error> {
+        mean_axis(self, axis, keep)
+    }
+
+    /// [`max_axis`] as a method.
+    ///
+    /// # Errors
+    /// As for [`max_axis`].
+    ///
+    /// ```
+    /// use llm_from_scratch::prelude::*;
+    /// let x = Tensor::from_vec([2, 2], vec![1.0, 3.0, 7.0, 5.0])?;
+    /// assert_eq!(x.max_axis(1, RemoveDim)?.as_slice(), &[3.0, 7.0]);
+    /// # Ok::<(), llm_from_scratch::Error>(())
+    /// ```
+    pub fn max_axis<E: Dimension, K: ReduceDim<D, Output = E>>(
+        &self,
+        axis: usize,
+        keep: K,
+    ) -> Result<ArrayBase<Vec<S::Elem>, E>, Error> {
+        max_axis(self, axis, keep)
+    }
 }

@@ -28,7 +28,7 @@ pub(super) fn rows<F: Float, S: Step<F>>(
 ) {
     let mut out_strides = vec![0; group_shape.len()];
     // The output is dense row-major over the group shape.
-    let _ = row_major_strides(group_shape, &mut out_strides);
+    let _ = row_major_strides(group_shape, &mut out_strides, "");
     let plan = Plan::new(group_shape, [&out_strides, group_strides], [0, input.base]);
     let rows = Rows {
         data: input.data,

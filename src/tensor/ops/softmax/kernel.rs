@@ -126,7 +126,7 @@ impl<'a, 's, F: Float> Geometry<'a, 's, F> {
         let shape = input.shape;
         let mut out_strides = DynDims::zeros(shape.len());
         // The output's length was checked, so its row-major strides fit.
-        let _ = row_major_strides(shape, out_strides.as_mut_slice());
+        let _ = row_major_strides(shape, out_strides.as_mut_slice(), "");
         let (in_stride, out_stride) = (input.strides[axis], out_strides.as_slice()[axis]);
         Self {
             input,

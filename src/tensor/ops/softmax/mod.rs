@@ -2,28 +2,26 @@
 
 mod kernel;
 
-use super::{check_output_shape, output_buffer};
-use crate::tensor::array::owned::Tensor;
-use crate::tensor::array::view::AsView;
-use crate::tensor::error::TensorOpError;
+use super::{check_output_shape, output_buffer, owner};
+use crate::error::Error;
+use crate::tensor::array::base::ArrayBase;
+use crate::tensor::array::borrow::AsArray;
+use crate::tensor::array::storage::Readable;
 use crate::tensor::float::Float;
-use crate::tensor::shape::dims::{Dims, DynDims};
+use crate::tensor::shape::dimension::Dimension;
+use crate::tensor::shape::dims::Dims;
 use crate::tensor::shape::layout::checked_len;
-use crate::tensor::traverse::Strided;
 use crate::tensor::traverse::alloc::try_filled_parallel;
 use crate::tensor::traverse::simd;
 
-/// The checks of `softmax_axis`: the axis (as a reduction's), then the
-/// output's overflow. Returns the output shape (the input's) and its length.
-pub(crate) fn softmax_shape<D: Dims>(
-    shape: &[usize],
-    axis: usize,
-) -> Result<(D, usize), TensorOpError> {
+/// The checks of `softmax_axis` (the public function `op`): the axis, then
+/// the output's overflow. Returns the output's element count.
+fn softmax_len(shape: &[usize], axis: usize, op: &'static str) -> Result<usize, Error> {
     let rank = shape.len();
     if axis >= rank {
-        return Err(TensorOpError::ReductionAxisOutOfBounds { axis, rank });
+        return Err(Error::AxisOutOfBounds { op, axis, rank });
     }
-    Ok((D::from_slice(shape), checked_len(shape)?))
+    checked_len(shape, op)
 }
 
 /// Work per value of a softmax against the flop threshold: one `exp`
@@ -36,40 +34,6 @@ const FLOPS_PER_VALUE: u64 = 256;
 /// Threads for a softmax over `len` values.
 fn softmax_threads(len: usize) -> usize {
     simd::threads_for((len as u64).saturating_mul(FLOPS_PER_VALUE), simd::tuning())
-}
-
-/// Fresh-output `softmax_axis` of any rank: the input's shape and the values.
-pub(crate) fn softmax_fresh<F: Float, D: Dims>(
-    input: Strided<'_, '_, F>,
-    axis: usize,
-) -> Result<(D, Vec<F>), TensorOpError> {
-    let (shape, len) = softmax_shape::<D>(input.shape, axis)?;
-    let threads = softmax_threads(len);
-    if threads <= 1 {
-        let mut values = output_buffer(len)?;
-        kernel::softmax(input, axis, len, &mut values);
-        return Ok((shape, values));
-    }
-    let mut values = try_filled_parallel(len, F::ZERO, threads).map_err(|failed| {
-        TensorOpError::OutputAllocationFailed {
-            elements: failed.elements,
-        }
-    })?;
-    kernel::softmax_blocks(input, axis, &mut values, threads);
-    Ok((shape, values))
-}
-
-/// `softmax_axis` into a caller's row-major output of shape `out_shape`.
-pub(crate) fn softmax_into<F: Float>(
-    input: Strided<'_, '_, F>,
-    axis: usize,
-    out_shape: &[usize],
-    out: &mut [F],
-) -> Result<(), TensorOpError> {
-    let (shape, len) = softmax_shape::<DynDims>(input.shape, axis)?;
-    check_output_shape(shape.as_slice(), out_shape)?;
-    kernel::softmax_blocks(input, axis, out, softmax_threads(len));
-    Ok(())
 }
 
 /// The softmax along `axis`: `y_i = exp(x_i - m) / Σ_j exp(x_j - m)` per
@@ -96,10 +60,9 @@ pub(crate) fn softmax_into<F: Float>(
 /// an empty result (not `EmptyMaxAxis`: there is nothing to normalize).
 ///
 /// # Errors
-/// [`TensorOpError::ReductionAxisOutOfBounds`] if `axis >= R` (always for
-/// rank 0), then `TensorOpError::Tensor(TensorError::ShapeOverflow)` for a
-/// shape whose row-major strides overflow (only possible for some empty
-/// views), then [`TensorOpError::OutputAllocationFailed`].
+/// [`Error::AxisOutOfBounds`] if `axis >= R` (always for rank 0), then
+/// [`Error::ShapeOverflow`] for a shape whose row-major strides overflow
+/// (only possible for some empty views), then [`Error::AllocationFailed`].
 ///
 /// ```
 /// use llm_from_scratch::prelude::*;
@@ -111,15 +74,32 @@ pub(crate) fn softmax_into<F: Float>(
 /// let e = map_binary(&scores, &m, |x, m| (x - m).exp())?;
 /// let z = sum_axis(&e, 1, KeepDim)?;
 /// assert_eq!(p, map_binary(&e, &z, |e, z| e / z)?);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
-pub fn softmax_axis<const R: usize, F: Float>(
-    input: &(impl AsView<R, F> + ?Sized),
+pub fn softmax_axis<D: Dimension, F: Float>(
+    input: &(impl AsArray<D, F> + ?Sized),
     axis: usize,
-) -> Result<Tensor<R, F>, TensorOpError> {
-    let view = input.as_view();
-    let (shape, values) = softmax_fresh::<F, [usize; R]>(view.strided(), axis)?;
-    Ok(Tensor::from_vec(shape, values)?)
+) -> Result<ArrayBase<Vec<F>, D>, Error> {
+    let op = "softmax_axis";
+    let input = input.as_array();
+    let input = input.strided();
+    let len = softmax_len(input.shape, axis, op)?;
+    let threads = softmax_threads(len);
+    let values = if threads <= 1 {
+        let mut values = output_buffer(len, op)?;
+        kernel::softmax(input, axis, len, &mut values);
+        values
+    } else {
+        let mut values = try_filled_parallel(len, F::ZERO, threads).map_err(|failed| {
+            Error::AllocationFailed {
+                op,
+                elements: failed.elements,
+            }
+        })?;
+        kernel::softmax_blocks(input, axis, &mut values, threads);
+        values
+    };
+    owner(D::Axes::from_slice(input.shape), values, op)
 }
 
 /// [`softmax_axis`] into `out` (the input's shape), reusing its storage;
@@ -127,7 +107,7 @@ pub fn softmax_axis<const R: usize, F: Float>(
 ///
 /// # Errors
 /// As for [`softmax_axis`] but no allocation, then
-/// [`TensorOpError::OutputShapeMismatch`] if `out` has another shape.
+/// [`Error::OutputShapeMismatch`] if `out` has another shape.
 ///
 /// ```
 /// use llm_from_scratch::prelude::*;
@@ -135,14 +115,39 @@ pub fn softmax_axis<const R: usize, F: Float>(
 /// let mut p = Tensor::zeros([1, 2])?;
 /// softmax_axis_into(&scores, 1, &mut p)?;
 /// assert_eq!(p.as_slice(), &[1.0, 0.0]);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
-pub fn softmax_axis_into<const R: usize, F: Float>(
-    input: &(impl AsView<R, F> + ?Sized),
+pub fn softmax_axis_into<D: Dimension, F: Float>(
+    input: &(impl AsArray<D, F> + ?Sized),
     axis: usize,
-    out: &mut Tensor<R, F>,
-) -> Result<(), TensorOpError> {
-    let view = input.as_view();
-    let shape = *out.shape();
-    softmax_into(view.strided(), axis, &shape, out.as_mut_slice())
+    out: &mut ArrayBase<Vec<F>, D>,
+) -> Result<(), Error> {
+    let op = "softmax_axis_into";
+    let input = input.as_array();
+    let input = input.strided();
+    let len = softmax_len(input.shape, axis, op)?;
+    check_output_shape(input.shape, out.layout.shape(), op)?;
+    kernel::softmax_blocks(input, axis, &mut out.data, softmax_threads(len));
+    Ok(())
+}
+
+impl<S: Readable, D: Dimension> ArrayBase<S, D>
+where
+    S::Elem: Float,
+{
+    /// [`softmax_axis`] as a method: the stable softmax along `axis`, fused,
+    /// bit-identical to its composition.
+    ///
+    /// # Errors
+    /// As for [`softmax_axis`].
+    ///
+    /// ```
+    /// use llm_from_scratch::prelude::*;
+    /// let scores = Tensor::from_vec([1, 2], vec![0.0, 0.0])?;
+    /// assert_eq!(scores.softmax_axis(1)?.as_slice(), &[0.5, 0.5]);
+    /// # Ok::<(), llm_from_scratch::Error>(())
+    /// ```
+    pub fn softmax_axis(&self, axis: usize) -> Result<ArrayBase<Vec<S::Elem>, D>, Error> {
+        softmax_axis(self, axis)
+    }
 }

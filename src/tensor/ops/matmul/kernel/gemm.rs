@@ -16,7 +16,9 @@
 use super::pack::{Source, pack_panel};
 use super::{Matrix, Problem, splits_evenly};
 use crate::tensor::float::Float;
-use crate::tensor::traverse::simd::{Dispatch, Element, lanes};
+use crate::tensor::lanes::{Lanes, lanes};
+use crate::tensor::traverse::alloc::{AllocationFailed, try_scratch};
+use crate::tensor::traverse::simd::Dispatch;
 use pulp::{Simd, WithSimd};
 use rayon::prelude::*;
 
@@ -34,28 +36,24 @@ struct Scratch<F> {
     b: Vec<F>,
 }
 
-/// `buffer[..len]`, growing it first if needed (bounded by the block sizes:
-/// at most `MC·KC` and `KC·(NC + 64)` values, a small temporary).
-fn take<F: Float>(buffer: &mut Vec<F>, len: usize) -> &mut [F] {
-    if buffer.len() < len {
-        buffer.resize(len, F::ZERO);
-    }
-    &mut buffer[..len]
-}
 
 /// All matrices of `problem` into `out`: whole matrices per thread when the
 /// batch splits evenly, else one matrix after another with row blocks
 /// spread over the threads.
+///
+/// The packing buffers (at most `MC·KC` and `KC·(NC + 64)` values per
+/// thread) are reserved fallibly; a failure stops the product with
+/// [`AllocationFailed`].
 pub(super) fn run<F: Float>(
     dispatch: Dispatch,
     problem: &Problem<'_, '_, F>,
     out: &mut [F],
     threads: usize,
-) {
+) -> Result<(), AllocationFailed> {
     let (m, n, k) = (problem.rows, problem.n, problem.k);
     let chunks = out.chunks_exact_mut(m * n);
     if splits_evenly(chunks.len(), threads) {
-        out.par_chunks_exact_mut(m * n).enumerate().for_each_init(
+        out.par_chunks_exact_mut(m * n).enumerate().try_for_each_init(
             Scratch::default,
             |scratch, (index, out)| {
                 let (a, b) = problem.matrices(index);
@@ -65,9 +63,9 @@ pub(super) fn run<F: Float>(
                     out,
                     scratch,
                     threads: 1,
-                });
+                })
             },
-        );
+        )
     } else {
         let mut scratch = Scratch::default();
         for (index, out) in chunks.enumerate() {
@@ -79,8 +77,9 @@ pub(super) fn run<F: Float>(
                 out,
                 scratch,
                 threads,
-            });
+            })?;
         }
+        Ok(())
     }
 }
 
@@ -103,10 +102,10 @@ struct Product<'a, 'o, 's, F> {
 }
 
 impl<F: Float> WithSimd for Product<'_, '_, '_, F> {
-    type Output = ();
+    type Output = Result<(), AllocationFailed>;
 
     #[inline(always)]
-    fn with_simd<S: Simd>(self, simd: S) {
+    fn with_simd<S: Simd>(self, simd: S) -> Self::Output {
         let Self {
             matrix,
             out,
@@ -114,11 +113,11 @@ impl<F: Float> WithSimd for Product<'_, '_, '_, F> {
             threads,
         } = self;
         if S::REGISTER_COUNT >= 32 {
-            product::<F, S, 6, 4>(simd, matrix, out, scratch, threads);
+            product::<F, S, 6, 4>(simd, matrix, out, scratch, threads)
         } else if lanes::<F, S>() > 1 {
-            product::<F, S, 6, 2>(simd, matrix, out, scratch, threads);
+            product::<F, S, 6, 2>(simd, matrix, out, scratch, threads)
         } else {
-            product::<F, S, 4, 4>(simd, matrix, out, scratch, threads);
+            product::<F, S, 4, 4>(simd, matrix, out, scratch, threads)
         }
     }
 }
@@ -131,14 +130,14 @@ fn product<F: Float, S: Simd, const MR: usize, const NV: usize>(
     out: &mut [F],
     scratch: &mut Scratch<F>,
     threads: usize,
-) {
+) -> Result<(), AllocationFailed> {
     let OneMatrix { a, b, m, n, k } = matrix;
     let nr = NV * lanes::<F, S>();
     for jc in (0..n).step_by(NC) {
         let nc = NC.min(n - jc);
         for pc in (0..k).step_by(KC) {
             let kc = KC.min(k - pc);
-            let b_pack = take(&mut scratch.b, nc.next_multiple_of(nr) * kc);
+            let b_pack = try_scratch(&mut scratch.b, nc.next_multiple_of(nr) * kc, F::ZERO)?;
             let panel = |(p, panel): (usize, &mut [F])| {
                 let first = jc + p * nr;
                 let source = Source {
@@ -171,19 +170,20 @@ fn product<F: Float, S: Simd, const MR: usize, const NV: usize>(
             if parallel {
                 out.par_chunks_mut(rows_per_task * n)
                     .enumerate()
-                    .for_each_init(Vec::new, |a_pack, (task, out)| {
+                    .try_for_each_init(Vec::new, |a_pack, (task, out)| {
                         simd.vectorize(RowBlock::<F, MR, NV> {
                             block,
                             first_row: task * rows_per_task,
                             out,
                             a_pack,
-                        });
-                    });
+                        })
+                    })?;
             } else {
-                row_block::<F, S, MR, NV>(simd, block, 0, out, &mut scratch.a);
+                row_block::<F, S, MR, NV>(simd, block, 0, out, &mut scratch.a)?;
             }
         }
     }
+    Ok(())
 }
 
 /// Rows per thread task: about [`MC`], a multiple of `MR`, and at least four
@@ -221,11 +221,11 @@ struct RowBlock<'a, 'p, 'o, 's, F, const MR: usize, const NV: usize> {
 }
 
 impl<F: Float, const MR: usize, const NV: usize> WithSimd for RowBlock<'_, '_, '_, '_, F, MR, NV> {
-    type Output = ();
+    type Output = Result<(), AllocationFailed>;
 
     #[inline(always)]
-    fn with_simd<S: Simd>(self, simd: S) {
-        row_block::<F, S, MR, NV>(simd, self.block, self.first_row, self.out, self.a_pack);
+    fn with_simd<S: Simd>(self, simd: S) -> Self::Output {
+        row_block::<F, S, MR, NV>(simd, self.block, self.first_row, self.out, self.a_pack)
     }
 }
 
@@ -238,12 +238,12 @@ fn row_block<F: Float, S: Simd, const MR: usize, const NV: usize>(
     first_row: usize,
     out: &mut [F],
     a_pack: &mut Vec<F>,
-) {
+) -> Result<(), AllocationFailed> {
     let Block { a, pc, kc, n, .. } = block;
     let rows = out.len() / n;
     for ic in (0..rows).step_by(MC) {
         let mc = MC.min(rows - ic);
-        let a_pack = take(a_pack, mc.next_multiple_of(MR) * kc);
+        let a_pack = try_scratch(a_pack, mc.next_multiple_of(MR) * kc, F::ZERO)?;
         for (q, panel) in a_pack.chunks_exact_mut(MR * kc).enumerate() {
             let first = first_row + ic + q * MR;
             let source = Source {
@@ -256,6 +256,7 @@ fn row_block<F: Float, S: Simd, const MR: usize, const NV: usize>(
         }
         tiles::<F, S, MR, NV>(simd, block, a_pack, &mut out[ic * n..(ic + mc) * n]);
     }
+    Ok(())
 }
 
 /// Runs the register tiles over packed left panels (`out`: their rows of
@@ -339,7 +340,7 @@ fn tiles<F: Float, S: Simd, const MR: usize, const NV: usize>(
 /// The register tile: `MR × NV` vectors of chains advanced through one `k`
 /// slice in ascending order, each step one multiply and one add per chain.
 #[inline(always)]
-fn tile<F: Element, S: Simd, const MR: usize, const NV: usize>(
+fn tile<F: Lanes, S: Simd, const MR: usize, const NV: usize>(
     simd: S,
     a_panel: &[F],
     b_panel: &[F::Vector<S>],

@@ -34,8 +34,10 @@ mod transpose;
 
 use crate::tensor::float::Float;
 use crate::tensor::shape::broadcast::broadcast_strides;
+use crate::tensor::shape::dims::{Dims, DynDims};
 use crate::tensor::traverse::Strided;
-use crate::tensor::traverse::simd::{self, Dispatch};
+use crate::error::Error;
+use crate::tensor::traverse::simd::{self, Dispatch, KernelTuning};
 
 /// One matrix of a strided operand: origin and (row, column) strides.
 #[derive(Debug, Clone, Copy)]
@@ -53,38 +55,44 @@ struct Matrix<'a, F> {
 /// contracted extents agree, the batch axes broadcast to `out_shape`'s
 /// leading axes, and `out.len()` is `out_shape`'s element count. Every
 /// output value is overwritten (`out` may hold anything).
+///
+/// # Errors
+/// [`Error::AllocationFailed`] (of `op`) if a scratch buffer cannot be reserved.
 pub(crate) fn matmul<F: Float>(
     left: Strided<'_, '_, F>,
     right: Strided<'_, '_, F>,
     out_shape: &[usize],
     out: &mut [F],
-) {
+    op: &'static str,
+) -> Result<(), Error> {
     if out.is_empty() {
-        return;
+        return Ok(());
     }
     let (left_rank, right_rank, rank) = (left.shape.len(), right.shape.len(), out_shape.len());
     let (m, n) = (out_shape[rank - 2], out_shape[rank - 1]);
     let k = left.shape[left_rank - 1];
     if k == 0 {
         out.fill(F::ZERO);
-        return;
+        return Ok(());
     }
     let batch_shape = &out_shape[..rank - 2];
-    let mut left_batch = vec![0; rank - 2];
-    let mut right_batch = vec![0; rank - 2];
+    // Batch strides: as many as the operands have batch axes (their shapes
+    // already hold that many values; inline up to 12 axes).
+    let mut left_batch = DynDims::zeros(rank - 2);
+    let mut right_batch = DynDims::zeros(rank - 2);
     let left_split = left_rank - 2;
     let right_split = right_rank - 2;
     broadcast_strides(
         &left.shape[..left_split],
         &left.strides[..left_split],
         batch_shape,
-        &mut left_batch,
+        left_batch.as_mut_slice(),
     );
     broadcast_strides(
         &right.shape[..right_split],
         &right.strides[..right_split],
         batch_shape,
-        &mut right_batch,
+        right_batch.as_mut_slice(),
     );
     let mut a = Matrix {
         data: left.data,
@@ -98,15 +106,15 @@ pub(crate) fn matmul<F: Float>(
         row: right.strides[right_split],
         col: right.strides[right_split + 1],
     };
-    let (outer_rank, rows) = fold_rows(batch_shape, &left_batch, &right_batch, m, &mut a.row);
-    left_batch.truncate(outer_rank);
-    right_batch.truncate(outer_rank);
+    let (left_batch, right_batch) = (left_batch.as_slice(), right_batch.as_slice());
+    let (outer_rank, rows) = fold_rows(batch_shape, left_batch, right_batch, m, &mut a.row);
+    let (left_batch, right_batch) = (&left_batch[..outer_rank], &right_batch[..outer_rank]);
     let problem = Problem {
         a,
         b,
         shape: &batch_shape[..outer_rank],
-        left: &left_batch,
-        right: &right_batch,
+        left: left_batch,
+        right: right_batch,
         rows,
         n,
         k,
@@ -114,24 +122,54 @@ pub(crate) fn matmul<F: Float>(
     let tuning = simd::tuning();
     let dispatch = Dispatch::new(tuning.simd);
     let count = out.len() / (rows * n);
-    // The decode path is bound by reading the right operand, not by its
-    // 2·rows flops per element: a read from memory costs about what 16 flops
-    // do here (~10 GB/s against ~80 GFLOP/s per core), so a one-row product
-    // over a large weight matrix gets the threads too (two cores stream
-    // about twice the bytes of one).
-    let per_element = if rows <= small::MAX_ROWS {
-        (2 * rows).max(16)
-    } else {
-        2 * rows
+    let ran = match MatmulStrategy::plan(count, rows, n, k, tuning) {
+        MatmulStrategy::Small { threads } => small::run(dispatch, &problem, out, threads),
+        MatmulStrategy::Gemm { threads } => gemm::run(dispatch, &problem, out, threads),
     };
-    let work = [count, n, k, per_element]
-        .iter()
-        .fold(1u64, |product, &x| product.saturating_mul(x as u64));
-    let threads = simd::threads_for(work, tuning);
-    if rows <= small::MAX_ROWS {
-        small::run(dispatch, &problem, out, threads);
-    } else {
-        gemm::run(dispatch, &problem, out, threads);
+    ran.map_err(|failed| Error::AllocationFailed {
+        op,
+        elements: failed.elements,
+    })
+}
+
+/// How one call multiplies: which kernel, on how many threads. Data a test
+/// can inspect, like the copy, reduce and softmax strategies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MatmulStrategy {
+    /// At most [`small::MAX_ROWS`] rows per matrix (after folding batch
+    /// axes into rows): the decode path, which reads the right operand in
+    /// place when its columns are contiguous and stages small blocks otherwise.
+    Small {
+        /// Threads the work is split over.
+        threads: usize,
+    },
+    /// Larger products: packed panels and a register tile per instruction set.
+    Gemm {
+        /// Threads the work is split over.
+        threads: usize,
+    },
+}
+
+impl MatmulStrategy {
+    /// The strategy for `count` products of `rows × k` by `k × n`.
+    ///
+    /// The decode path is bound by reading the right operand, not by its
+    /// 2·rows flops per element: a read from memory costs about what 16 flops
+    /// do here (~10 GB/s against ~80 GFLOP/s per core), so a one-row product
+    /// over a large weight matrix gets the threads too (two cores stream
+    /// about twice the bytes of one).
+    pub(crate) fn plan(count: usize, rows: usize, n: usize, k: usize, tuning: KernelTuning) -> Self {
+        let small = rows <= small::MAX_ROWS;
+        let per_element = if small { (2 * rows).max(16) } else { 2 * rows };
+        let work = [count, n, k, per_element]
+            .iter()
+            .fold(1u64, |product, &x| product.saturating_mul(x as u64));
+        let threads = simd::threads_for(work, tuning);
+        if small {
+            MatmulStrategy::Small { threads }
+        } else {
+            MatmulStrategy::Gemm { threads }
+        }
     }
 }
 

@@ -29,7 +29,9 @@ use super::pack::{Source, pack_panel};
 use super::transpose::{columns16, stage_transposed};
 use super::{Matrix, Problem, splits_evenly};
 use crate::tensor::float::Float;
-use crate::tensor::traverse::simd::{Dispatch, Element, lanes};
+use crate::tensor::lanes::{Lanes, lanes};
+use crate::tensor::traverse::alloc::{AllocationFailed, try_filled};
+use crate::tensor::traverse::simd::Dispatch;
 use pulp::{Simd, WithSimd};
 use rayon::prelude::*;
 
@@ -46,24 +48,28 @@ const KSTREAM: usize = 16;
 const SPLIT_COLUMNS: usize = 128;
 
 /// All matrices of `problem` into `out`.
+///
+/// Scratch space (the left rows step-major, `m·k` values, and the staging
+/// block, at most `KB` × 128 values) is reserved fallibly: a product whose
+/// `k` is too large for memory stops with [`AllocationFailed`].
 pub(super) fn run<F: Float>(
     dispatch: Dispatch,
     problem: &Problem<'_, '_, F>,
     out: &mut [F],
     threads: usize,
-) {
+) -> Result<(), AllocationFailed> {
     let (m, n) = (problem.rows, problem.n);
     let count = out.len() / (m * n);
     if splits_evenly(count, threads) {
         out.par_chunks_exact_mut(m * n)
             .enumerate()
-            .for_each(|(index, out)| dispatch.run(Rows::new(problem, index, out)));
+            .try_for_each(|(index, out)| dispatch.run(Rows::new(problem, index, out)))
     } else if threads > 1 && m == 1 {
         let width = n.div_ceil(threads).next_multiple_of(SPLIT_COLUMNS);
         for (index, out) in out.chunks_exact_mut(n).enumerate() {
             out.par_chunks_mut(width)
                 .enumerate()
-                .for_each(|(part, out)| {
+                .try_for_each(|(part, out)| {
                     let rows = Rows::new(problem, index, out);
                     let first_col = part * width;
                     let cols = rows.out.len();
@@ -71,24 +77,27 @@ pub(super) fn run<F: Float>(
                         first_col,
                         cols,
                         ..rows
-                    });
-                });
+                    })
+                })?;
         }
+        Ok(())
     } else if threads > 1 {
         for (index, out) in out.chunks_exact_mut(m * n).enumerate() {
-            out.par_chunks_mut(n).enumerate().for_each(|(row, out)| {
+            out.par_chunks_mut(n).enumerate().try_for_each(|(row, out)| {
                 let rows = Rows::new(problem, index, out);
                 let a = Matrix {
                     base: rows.a.base + row * rows.a.row,
                     ..rows.a
                 };
-                dispatch.run(Rows { a, m: 1, ..rows });
-            });
+                dispatch.run(Rows { a, m: 1, ..rows })
+            })?;
         }
+        Ok(())
     } else {
         for (index, out) in out.chunks_exact_mut(m * n).enumerate() {
-            dispatch.run(Rows::new(problem, index, out));
+            dispatch.run(Rows::new(problem, index, out))?;
         }
+        Ok(())
     }
 }
 
@@ -124,10 +133,10 @@ impl<'a, 'o, F: Float> Rows<'a, 'o, F> {
 }
 
 impl<F: Float> WithSimd for Rows<'_, '_, F> {
-    type Output = ();
+    type Output = Result<(), AllocationFailed>;
 
     #[inline(always)]
-    fn with_simd<S: Simd>(self, simd: S) {
+    fn with_simd<S: Simd>(self, simd: S) -> Self::Output {
         match self.m {
             1 => rows::<F, S, 1>(simd, self),
             2 => rows::<F, S, 2>(simd, self),
@@ -143,13 +152,17 @@ impl<F: Float> WithSimd for Rows<'_, '_, F> {
 /// vector staged. Otherwise every block is staged, 4 vectors wide with 32
 /// registers and 2 with 16.
 #[inline(always)]
-fn rows<F: Float, S: Simd, const M: usize>(simd: S, job: Rows<'_, '_, F>) {
+fn rows<F: Float, S: Simd, const M: usize>(
+    simd: S,
+    job: Rows<'_, '_, F>,
+) -> Result<(), AllocationFailed> {
     let Rows { a, b, k, .. } = job;
     let packed;
     let a_steps = if M == 1 && a.col == 1 {
         &a.data[a.base..a.base + k]
     } else {
-        let mut values = vec![F::ZERO; M * k];
+        let elements = M.saturating_mul(k);
+        let mut values = try_filled(elements, F::ZERO)?;
         let source = Source {
             data: a.data,
             base: a.base,
@@ -174,14 +187,14 @@ fn rows<F: Float, S: Simd, const M: usize>(simd: S, job: Rows<'_, '_, F>) {
         }
         done = direct::<F, S, M, 2>(simd, a_steps, &mut job, done);
         done = direct::<F, S, M, 1>(simd, a_steps, &mut job, done);
-        staged::<F, S, M, 1>(simd, a_steps, &mut job, done);
+        staged::<F, S, M, 1>(simd, a_steps, &mut job, done)
     } else if wide {
         if M == 1 {
             done = fused::<F, S>(simd, a_flat, &mut job, done);
         }
-        staged::<F, S, M, 4>(simd, a_steps, &mut job, done);
+        staged::<F, S, M, 4>(simd, a_steps, &mut job, done)
     } else {
-        staged::<F, S, M, 2>(simd, a_steps, &mut job, done);
+        staged::<F, S, M, 2>(simd, a_steps, &mut job, done)
     }
 }
 
@@ -267,13 +280,13 @@ fn staged<F: Float, S: Simd, const M: usize, const NV: usize>(
     a_steps: &[[F; M]],
     job: &mut Rows<'_, '_, F>,
     done: usize,
-) {
+) -> Result<(), AllocationFailed> {
     if done >= job.cols {
-        return;
+        return Ok(());
     }
     let (b, k) = (job.b, job.k);
     let width = NV * lanes::<F, S>();
-    let mut stage = vec![F::ZERO; KB.min(k) * width];
+    let mut stage = try_filled(KB.min(k) * width, F::ZERO)?;
     for offset in (done..job.cols).step_by(width) {
         let live = width.min(job.cols - offset);
         let col = job.first_col + offset;
@@ -294,6 +307,7 @@ fn staged<F: Float, S: Simd, const M: usize, const NV: usize>(
         }
         store::<F, S, M, NV>(simd, &acc, job, offset, live);
     }
+    Ok(())
 }
 
 /// Stores the first `live` columns of `M × NV` vectors of chains at column
@@ -323,7 +337,7 @@ fn store<F: Float, S: Simd, const M: usize, const NV: usize>(
 /// Advances `M × NV` vectors of chains by the steps of `a_steps`, step `s`
 /// reading the right row `data[base + s · stride..][..NV · lanes]`.
 #[inline(always)]
-fn steps<F: Element, S: Simd, const M: usize, const NV: usize>(
+fn steps<F: Lanes, S: Simd, const M: usize, const NV: usize>(
     simd: S,
     mut acc: [[F::Vector<S>; NV]; M],
     a_steps: &[[F; M]],

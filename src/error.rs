@@ -1,0 +1,490 @@
+//! The crate's one error type, [`Error`](enum@Error): one variant per
+//! failure kind, across owners, views, operations and weight files.
+//!
+//! Every message starts with the operation the caller called (`softmax_axis`,
+//! `assign`, `reshape`, ...) and gives the numbers that made it fail. A
+//! variant that several operations can raise carries that operation's name
+//! in its `op` field; a variant only one operation raises names it in its
+//! message. The enum is `#[non_exhaustive]`: new operations add variants.
+//!
+//! The names `TensorError`, `TensorViewError` and `TensorOpError` of the
+//! earlier three-layer design are aliases of this type, so signatures such
+//! as `Result<View<'_, 2>, TensorViewError>` keep compiling. Patterns that
+//! matched a layer wrapper (`TensorViewError::Tensor(..)`) match the inner
+//! variant directly now.
+//!
+//! This file imports nothing from the crate: every other module may use it.
+
+use thiserror::Error;
+
+/// Every error of this crate. See the [module docs](self) for the rules.
+///
+/// ```
+/// use llm_from_scratch::prelude::*;
+///
+/// fn last_token_logits(hidden: &Tensor<2>, wte: &Tensor<2>) -> Result<Tensor<2>, llm_from_scratch::Error> {
+///     let t = hidden.shape()[0];
+///     let last = hidden.view().slice(0, t - 1..t)?;              // a view error
+///     let logits = matmul(&last, &wte.view().transpose(0, 1)?)?; // an op error
+///     let _check = logits.get([0, 0])?;                          // an index error
+///     Ok(logits)
+/// }
+/// let hidden = Tensor::from_vec([2, 2], vec![1.0, 0.0, 0.0, 1.0])?;
+/// let wte = Tensor::from_vec([3, 2], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+/// assert_eq!(last_token_logits(&hidden, &wte)?.as_slice(), &[2.0, 4.0, 6.0]);
+/// assert_eq!(
+///     hidden.view().softmax_axis(2).unwrap_err().to_string(),
+///     "softmax_axis: axis 2 is out of bounds for rank 2"
+/// );
+/// # Ok::<(), llm_from_scratch::Error>(())
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Error)]
+#[non_exhaustive]
+pub enum Error {
+    // ---- shapes, coordinates and storage (every layer) ----
+    /// A value's rank differs from the one requested: `into_ranked::<R>()`,
+    /// `TryFrom`, or a dynamic coordinate of the wrong length (`get`, `set`,
+    /// `storage_offset`).
+    #[error("{op}: expected rank {expected}, got rank {actual}")]
+    RankMismatch {
+        /// The operation called.
+        op: &'static str,
+        /// The rank the caller asked for.
+        expected: usize,
+        /// The rank the value actually has.
+        actual: usize,
+    },
+    /// A dynamic-rank operand has fewer axes than the operation needs
+    /// (`matmul` needs rank 2; the ranked API refuses it at compile time).
+    #[error("{op}: an operand of rank {rank} was given, at least rank {minimum} is needed; reshape a unit axis in first")]
+    RankTooSmall {
+        /// The operation called.
+        op: &'static str,
+        /// The operand's rank.
+        rank: usize,
+        /// The smallest rank the operation takes.
+        minimum: usize,
+    },
+    /// An element count, a row-major stride or a storage offset of the shape
+    /// involved does not fit in `usize` (checked even behind a zero extent).
+    #[error("{op}: shape overflow: an element count, stride or offset does not fit in usize")]
+    ShapeOverflow {
+        /// The operation called.
+        op: &'static str,
+    },
+    /// A number of values differs from the shape's element count
+    /// (`from_vec`, `into_shape`).
+    #[error("{op}: the shape needs {expected} values, {actual} were given")]
+    ElementCountMismatch {
+        /// The operation called.
+        op: &'static str,
+        /// The shape's element count.
+        expected: usize,
+        /// The number of values supplied.
+        actual: usize,
+    },
+    /// A coordinate lies outside its axis (`get`, `set`, `select`, `storage_offset`).
+    #[error("{op}: index {index} on axis {axis} of extent {dimension} is out of bounds")]
+    IndexOutOfBounds {
+        /// The operation called.
+        op: &'static str,
+        /// The offending axis.
+        axis: usize,
+        /// The coordinate given on that axis.
+        index: usize,
+        /// The axis extent.
+        dimension: usize,
+    },
+    /// An axis argument is not below the rank it applies to (for `stack` and
+    /// `unsqueeze`, the rank of the output, which has one axis more).
+    #[error("{op}: axis {axis} is out of bounds for rank {rank}")]
+    AxisOutOfBounds {
+        /// The operation called.
+        op: &'static str,
+        /// The axis given.
+        axis: usize,
+        /// The rank it was checked against.
+        rank: usize,
+    },
+    /// Broadcasting (NumPy's rule): the right-aligned extents differ and
+    /// neither is 1. For `broadcast_to`, `assign` and `zip_map_inplace` the
+    /// left extent is the source's and the right one the target's.
+    #[error(
+        "{op}: output axis {axis} pairs extent {left_dimension} with {right_dimension}; broadcasting needs them equal or one of them 1"
+    )]
+    IncompatibleBroadcast {
+        /// The operation called.
+        op: &'static str,
+        /// The leftmost failing axis of the right-aligned output.
+        axis: usize,
+        /// The left (source) extent there, 1 where that operand lacks the axis.
+        left_dimension: usize,
+        /// The right (target) extent there, 1 where that operand lacks the axis.
+        right_dimension: usize,
+    },
+    /// A dynamic `broadcast_to` (or a dynamic `assign` source) has more axes
+    /// than its target: broadcasting never removes axes.
+    #[error("{op}: a rank-{rank} view cannot be broadcast to rank {target_rank}; broadcasting never removes axes")]
+    BroadcastRankTooSmall {
+        /// The operation called.
+        op: &'static str,
+        /// The source's rank.
+        rank: usize,
+        /// The target's rank.
+        target_rank: usize,
+    },
+    /// Reserving storage failed (`try_reserve`): an output, a new owner or
+    /// a kernel's scratch buffer. Never an abort.
+    #[error("{op}: could not reserve storage for {elements} elements")]
+    AllocationFailed {
+        /// The operation called.
+        op: &'static str,
+        /// The number of elements that could not be reserved.
+        elements: usize,
+    },
+    /// An `_into` variant got an output of another shape.
+    #[error("{op}: the result has shape {expected:?}, the output has shape {actual:?}")]
+    OutputShapeMismatch {
+        /// The operation called.
+        op: &'static str,
+        /// The shape the operation produces.
+        expected: Vec<usize>,
+        /// The shape of the caller's output.
+        actual: Vec<usize>,
+    },
+
+    // ---- views and their zero-copy transforms ----
+    /// `reshape` / `reshape_strided` asked for a different element count.
+    #[error("{op}: the view holds {current} elements, the requested shape holds {requested}")]
+    ReshapeElementCountMismatch {
+        /// The operation called.
+        op: &'static str,
+        /// The view's element count.
+        current: usize,
+        /// The requested shape's element count.
+        requested: usize,
+    },
+    /// `reshape` of a view that is not row-major contiguous; call
+    /// `materialize` first (or `reshape_strided`, PyTorch's `view` rule).
+    #[error(
+        "reshape: the view is not row-major contiguous; reshape never copies, call materialize() first"
+    )]
+    NonContiguousReshape,
+    /// A dynamic `permute` axis list has the wrong length.
+    #[error("permute: the axis list has {actual} entries, the view has rank {expected}")]
+    PermutationLengthMismatch {
+        /// The view's rank.
+        expected: usize,
+        /// The length of the axis list given.
+        actual: usize,
+    },
+    /// An axis list names the same axis twice.
+    #[error("permute: axis {axis} appears more than once")]
+    DuplicateAxis {
+        /// The repeated axis (its second occurrence, scanning left to right).
+        axis: usize,
+    },
+    /// `slice` / `slice_step` with `start > end`.
+    #[error("{op}: on axis {axis} the start {start} is after the end {end}")]
+    SliceStartAfterEnd {
+        /// The operation called.
+        op: &'static str,
+        /// The sliced axis.
+        axis: usize,
+        /// Range start.
+        start: usize,
+        /// Range end.
+        end: usize,
+    },
+    /// `slice`, `slice_step` or `split_at` past the axis extent.
+    #[error("{op}: on axis {axis} the end {end} is past the extent {dimension}")]
+    SliceEndOutOfBounds {
+        /// The operation called.
+        op: &'static str,
+        /// The sliced axis.
+        axis: usize,
+        /// Range end (for `split_at`, the split index).
+        end: usize,
+        /// The axis extent.
+        dimension: usize,
+    },
+    /// `from_slice` / `from_parts`: some reachable offset lies outside the borrowed data.
+    #[error("{op}: the layout needs {required_len} elements of storage, the data holds {available}")]
+    ViewOutOfBounds {
+        /// The operation called.
+        op: &'static str,
+        /// One past the largest offset the layout reaches.
+        required_len: usize,
+        /// The length of the borrowed data.
+        available: usize,
+    },
+    /// Dynamic `from_parts`: `strides` does not have one entry per axis of `shape`.
+    #[error("from_parts: the shape has {rank} axes but {strides} strides were given")]
+    StridesLengthMismatch {
+        /// The shape's rank.
+        rank: usize,
+        /// The number of strides given.
+        strides: usize,
+    },
+    /// `split_axis`: the two requested extents do not multiply to the axis's extent.
+    #[error("split_axis: axis {axis} has extent {extent}, which does not split into {requested:?}")]
+    SplitAxisMismatch {
+        /// The axis being split.
+        axis: usize,
+        /// Its extent.
+        extent: usize,
+        /// The requested `[outer, inner]` extents.
+        requested: [usize; 2],
+    },
+    /// `merge_axes`: `axis` and `axis + 1` are not chained in memory.
+    #[error(
+        "merge_axes: axes {axis} and {} (extents {extents:?}, strides {strides:?}) are not adjacent in memory: stride {} is not {} * {}; materialize() first",
+        axis + 1, strides[0], strides[1], extents[1]
+    )]
+    NonMergeableAxes {
+        /// The first of the two axes.
+        axis: usize,
+        /// The extents of `axis` and `axis + 1`.
+        extents: [usize; 2],
+        /// The strides of `axis` and `axis + 1`.
+        strides: [usize; 2],
+    },
+    /// `reshape_strided`: the new shape needs a copy under PyTorch's `view`
+    /// rule. The view's axes `axes[0]..=axes[1]` (the first and last of
+    /// extent above 1) are one run in memory (their strides chain) holding
+    /// `elements` values, and the requested shape's axes, multiplied from
+    /// the right, pass that count without meeting it.
+    #[error(
+        "reshape_strided: axes {}..={} of the view are one run of {elements} elements in memory, and no run of consecutive requested axes holds exactly {elements} (PyTorch's view rule); materialize() first",
+        axes[0], axes[1]
+    )]
+    NonStrideCompatibleReshape {
+        /// The first and the last axis of the view's run, inclusive.
+        axes: [usize; 2],
+        /// The number of elements in that run.
+        elements: usize,
+    },
+    /// `squeeze` of an axis whose extent is not 1.
+    #[error("squeeze: axis {axis} has extent {extent}, only an extent-1 axis can be removed")]
+    SqueezeNonUnitAxis {
+        /// The axis given.
+        axis: usize,
+        /// Its extent.
+        extent: usize,
+    },
+    /// `slice_step` with a step of 0.
+    #[error("slice_step: the step on axis {axis} is 0; it must be at least 1")]
+    ZeroSliceStep {
+        /// The sliced axis.
+        axis: usize,
+    },
+    /// `chunk::<N>`: the axis's extent is not a multiple of `N`.
+    #[error("chunk: axis {axis} of extent {extent} does not split into {chunks} equal parts")]
+    UnevenChunk {
+        /// The axis given.
+        axis: usize,
+        /// Its extent.
+        extent: usize,
+        /// The requested number of parts.
+        chunks: usize,
+    },
+    /// `axis_chunks_iter` with a chunk size of 0.
+    #[error("axis_chunks_iter: the chunk size on axis {axis} is 0; it must be at least 1")]
+    ZeroChunkSize {
+        /// The axis given.
+        axis: usize,
+    },
+    /// A mutable view whose layout may reach one stored value from two
+    /// coordinates. The check is sufficient, not exact: it accepts layouts
+    /// whose axes, sorted by stride, each step over the span of the smaller
+    /// ones, and refuses every other (so some interleaved layouts that do
+    /// not overlap are refused too).
+    #[error(
+        "ViewMut::from_parts: the layout (shape {shape:?}, strides {strides:?}) may reach a stored value twice (its axes, sorted by stride, do not each step past the smaller ones); a mutable view must not overlap itself"
+    )]
+    OverlappingMutableView {
+        /// The shape given.
+        shape: Vec<usize>,
+        /// The strides given.
+        strides: Vec<usize>,
+    },
+    /// From an ndarray view (feature `ndarray`): an axis that is stepped
+    /// along runs backwards. Strides here are `usize`, so there are no
+    /// reversed views.
+    #[error(
+        "View::try_from(ArrayView): axis {axis} has the negative stride {stride}; strides here are usize (no reversed views): copy it with .as_standard_layout() first"
+    )]
+    NegativeStride {
+        /// The first axis (of extent > 1) with a negative stride.
+        axis: usize,
+        /// Its stride, in elements.
+        stride: isize,
+    },
+    /// From an ndarray view (feature `ndarray`): its elements (broadcast
+    /// axes aside) are not one contiguous run of memory, so safe code cannot
+    /// borrow them as one slice.
+    #[error(
+        "View::try_from(ArrayView): the view (shape {shape:?}, strides {strides:?}) is not contiguous in memory, so safe code cannot borrow its storage as one slice: copy it with .as_standard_layout() first"
+    )]
+    NotContiguousInMemory {
+        /// The ndarray view's shape.
+        shape: Vec<usize>,
+        /// The ndarray view's strides, in elements.
+        strides: Vec<isize>,
+    },
+    /// To ndarray (feature `ndarray`): ndarray refused the layout. It holds
+    /// at most `isize::MAX` elements (counting non-zero extents only, so a
+    /// huge broadcast or an empty `[usize::MAX, 0]` does not fit) and spans
+    /// at most `isize::MAX` elements and bytes of memory.
+    #[error(
+        "to_ndarray: the layout (shape {shape:?}, strides {strides:?}) exceeds ndarray's limits (isize::MAX elements, counting non-zero extents, and isize::MAX bytes of span)"
+    )]
+    NdarrayLimitExceeded {
+        /// The view's shape.
+        shape: Vec<usize>,
+        /// The view's strides, in elements.
+        strides: Vec<usize>,
+    },
+
+    // ---- operations ----
+    /// `mean_axis` over an axis of extent 0 (the mean of nothing is undefined).
+    #[error("mean_axis: axis {axis} has extent 0, the mean of no values is undefined")]
+    EmptyMeanAxis {
+        /// The reduced axis.
+        axis: usize,
+    },
+    /// `max_axis` or `argmax_axis` over an axis of extent 0.
+    #[error("{op}: axis {axis} has extent 0, the maximum of no values is undefined")]
+    EmptyMaxAxis {
+        /// The operation called.
+        op: &'static str,
+        /// The reduced axis.
+        axis: usize,
+    },
+    /// `matmul`: the contracted extents differ (`[.., m, k] x [.., k, n]`).
+    #[error(
+        "matmul: the left operand's last extent {left_k} differs from the right operand's second-to-last extent {right_k}"
+    )]
+    MatmulInnerMismatch {
+        /// `k` of the left operand (its last axis).
+        left_k: usize,
+        /// `k` of the right operand (its second-to-last axis).
+        right_k: usize,
+    },
+    /// `concat` or `stack` got an empty list of inputs (there is no shape to take).
+    #[error("{op}: the input list is empty, so there is no shape to take the output's from")]
+    EmptyInputList {
+        /// The operation called.
+        op: &'static str,
+    },
+    /// `concat` / `stack`: an input's extent differs from the first input's on
+    /// an axis where they must agree (every axis but the joined one for
+    /// `concat`, every axis for `stack`).
+    #[error(
+        "{op}: input {input} has extent {actual} on axis {axis}, input 0 has {expected}; concat needs equal extents on every axis but the joined one, stack on every axis"
+    )]
+    ConcatShapeMismatch {
+        /// The operation called.
+        op: &'static str,
+        /// The position of the offending input in the list (1 or more).
+        input: usize,
+        /// The input axis whose extents differ.
+        axis: usize,
+        /// The first input's extent on that axis.
+        expected: usize,
+        /// The offending input's extent on that axis.
+        actual: usize,
+    },
+    /// Dynamic `concat` / `stack`: an input's rank differs from the first input's.
+    #[error("{op}: input {input} has rank {actual}, input 0 has rank {expected}")]
+    ConcatRankMismatch {
+        /// The operation called.
+        op: &'static str,
+        /// The position of the offending input in the list (1 or more).
+        input: usize,
+        /// The first input's rank.
+        expected: usize,
+        /// The offending input's rank.
+        actual: usize,
+    },
+    /// `index_select`: an entry of `indices` is not below the extent of the
+    /// selected axis (e.g. a token id outside the vocabulary of an embedding).
+    #[error(
+        "index_select: indices[{position}] = {index} is out of bounds for axis {axis} of extent {extent}"
+    )]
+    IndexSelectOutOfBounds {
+        /// The selected axis.
+        axis: usize,
+        /// Where the offending index sits in the `indices` list.
+        position: usize,
+        /// The offending index.
+        index: usize,
+        /// The extent of the selected axis.
+        extent: usize,
+    },
+
+    // ---- weight files ----
+    /// A weights file is not valid in its format (truncated, corrupt header,
+    /// bad offsets, hostile counts).
+    #[error("{format}: the file is not valid: {message}")]
+    InvalidFile {
+        /// The format: `"safetensors"`, `"gguf"`.
+        format: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+    /// No tensor of that name in the file.
+    #[error("no tensor named `{name}` in the file")]
+    MissingTensor {
+        /// The requested name.
+        name: String,
+    },
+    /// A tensor's element type is not the requested one.
+    #[error("{op}: the tensor holds {actual}, but {expected} was requested")]
+    WrongDtype {
+        /// The operation called.
+        op: &'static str,
+        /// The requested element type (e.g. `F32`).
+        expected: String,
+        /// The stored element type.
+        actual: String,
+    },
+    /// A tensor's byte length does not match its shape and element type.
+    #[error("{op}: the tensor has {actual_bytes} bytes, its shape needs {expected_bytes}")]
+    ByteLengthMismatch {
+        /// The operation called.
+        op: &'static str,
+        /// Bytes its shape and element type need.
+        expected_bytes: usize,
+        /// Bytes the file gives it.
+        actual_bytes: usize,
+    },
+    /// An error about one named tensor of a file: the name, then what went
+    /// wrong with it (a wrong dtype or rank, a byte length, an allocation).
+    #[error("tensor `{name}`: {source}")]
+    InTensor {
+        /// The tensor's name in the file.
+        name: String,
+        /// What went wrong with it.
+        source: Box<Error>,
+    },
+}
+
+impl Error {
+    /// `self` about the tensor `name` of a file (see [`Error::InTensor`]).
+    pub(crate) fn in_tensor(self, name: &str) -> Self {
+        Error::InTensor {
+            name: name.to_owned(),
+            source: Box::new(self),
+        }
+    }
+}
+
+/// The owner layer's name for [`Error`] in the earlier three-enum design.
+pub type TensorError = Error;
+
+/// The view layer's name for [`Error`] in the earlier three-enum design.
+pub type TensorViewError = Error;
+
+/// The operation layer's name for [`Error`] in the earlier three-enum design.
+pub type TensorOpError = Error;
