@@ -65,6 +65,18 @@ pub enum Error {
         /// The smallest rank the operation takes.
         minimum: usize,
     },
+    /// A dynamic shape or axis list longer than the dynamic rank limit
+    /// (`MAX_DYN_RANK` = 32, NumPy 1.x's `NPY_MAXDIMS`), or a transform that
+    /// would make one (`unsqueeze`, `split_axis`, `stack` of a rank-32 view).
+    #[error("{op}: rank {rank} is above the dynamic rank limit {maximum}")]
+    RankTooLarge {
+        /// The operation called.
+        op: &'static str,
+        /// The rank given or asked for.
+        rank: usize,
+        /// The limit.
+        maximum: usize,
+    },
     /// An element count, a row-major stride or a storage offset of the shape
     /// involved does not fit in `usize` (checked even behind a zero extent).
     #[error("{op}: shape overflow: an element count, stride or offset does not fit in usize")]
@@ -472,6 +484,7 @@ pub enum Error {
 
 impl Error {
     /// `self` about the tensor `name` of a file (see [`Error::InTensor`]).
+    #[cfg_attr(not(feature = "safetensors"), allow(dead_code))]
     pub(crate) fn in_tensor(self, name: &str) -> Self {
         Error::InTensor {
             name: name.to_owned(),

@@ -28,10 +28,10 @@ mod sealed {
 /// Sealed: the exactness guarantees are stated for the listed types only.
 ///
 /// ```
-/// use llm_from_scratch::tensor::Element;
+/// use llm_from_scratch::tensor::{Element, Float};
 /// fn mean<E: Element>(values: &[E]) -> E {
-///     let sum = values.iter().fold(E::Acc::default(), |acc, &x| acc + x.to_acc());
-///     E::from_acc(sum / E::Acc::from(values.len()).unwrap())
+///     let sum = values.iter().fold(E::Acc::ZERO, |acc, &x| acc + x.to_acc());
+///     E::from_acc(sum / E::Acc::from_usize(values.len()))
 /// }
 /// assert_eq!(mean(&[1.0_f32, 2.0, 6.0]), 3.0);
 /// ```

@@ -164,7 +164,8 @@ pub type DynTensor<T = f64> = ArrayBase<Vec<T>, DynRank>;
 /// A borrowed view whose rank is known only at run time. Same semantics
 /// and errors as [`View`], plus the run-time checks of lengths the compiler
 /// checks for a `View` (`PermutationLengthMismatch`, `RankMismatch`). Its
-/// metadata lives inline up to rank 12, so transforms allocate nothing below that.
+/// metadata lives inline (at most 32 axes, NumPy 1.x's limit), so it is
+/// `Copy` and its transforms never touch the heap.
 pub type DynView<'a, T = f64> = ArrayBase<&'a [T], DynRank>;
 
 /// An exclusive mutable view whose rank is known only at run time; see [`ViewMut`].
@@ -177,23 +178,20 @@ impl<T: Clone, D: Dimension> Clone for ArrayBase<Vec<T>, D> {
     fn clone(&self) -> Self {
         Self {
             data: self.data.clone(),
-            layout: self.layout.clone(),
+            layout: self.layout,
         }
     }
 }
 
 impl<T, D: Dimension> Clone for ArrayBase<&[T], D> {
     fn clone(&self) -> Self {
-        Self {
-            data: self.data,
-            layout: self.layout.clone(),
-        }
+        *self
     }
 }
 
-/// A ranked view is `Copy` (its layout is a few arrays); a dynamic one is
-/// only `Clone` (its axes may live on the heap above rank 12).
-impl<T, const R: usize> Copy for ArrayBase<&[T], Rank<R>> {}
+/// A view is `Copy`, like a slice reference: its layout is a few inline
+/// arrays (a dynamic one holds at most 32 axes).
+impl<T, D: Dimension> Copy for ArrayBase<&[T], D> {}
 
 /// Owners compare shape and values; views compare their layout and the
 /// whole storage they borrow.

@@ -40,7 +40,7 @@ impl<S: Readable, D: Dimension> AsArray<D, S::Elem> for ArrayBase<S, D> {
     fn as_array(&self) -> ArrayBase<&'_ [S::Elem], D> {
         ArrayBase {
             data: self.data.values(),
-            layout: self.layout.clone(),
+            layout: self.layout,
         }
     }
 }
@@ -118,7 +118,7 @@ impl<T, D: Dimension> ArrayBase<Vec<T>, D> {
     #[must_use]
     pub fn view_mut(&mut self) -> ArrayBase<&'_ mut [T], D> {
         ArrayBase {
-            layout: self.layout.clone(),
+            layout: self.layout,
             data: &mut self.data,
         }
     }
@@ -140,7 +140,7 @@ impl<'a, T, D: Dimension> ArrayBase<&'a mut [T], D> {
     pub fn reborrow(&mut self) -> ArrayBase<&'_ mut [T], D> {
         ArrayBase {
             data: &mut *self.data,
-            layout: self.layout.clone(),
+            layout: self.layout,
         }
     }
 
@@ -213,7 +213,7 @@ fn checked_parts<D: Dimension>(
     available: usize,
     op: &'static str,
 ) -> Result<Layout<D::Axes>, Error> {
-    let (shape, strides) = (shape.into_axes(), strides.into_axes());
+    let (shape, strides) = (shape.into_axes(op)?, strides.into_axes(op)?);
     if shape.as_slice().len() != strides.as_slice().len() {
         return Err(Error::StridesLengthMismatch {
             rank: shape.as_slice().len(),
@@ -243,7 +243,7 @@ impl<'a, T, D: Dimension> ArrayBase<&'a [T], D> {
     /// # Ok::<(), llm_from_scratch::Error>(())
     /// ```
     pub fn from_slice(data: &'a [T], shape: impl IntoShape<Dim = D>) -> Result<Self, Error> {
-        let row_major = Layout::row_major(shape.into_axes(), "from_slice")?;
+        let row_major = Layout::row_major(shape.into_axes("from_slice")?, "from_slice")?;
         let layout = Layout::borrowed(
             row_major.shape,
             row_major.strides,

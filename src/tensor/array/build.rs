@@ -45,7 +45,7 @@ impl<T, D: Dimension> ArrayBase<Vec<T>, D> {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn from_vec(shape: impl IntoShape<Dim = D>, values: Vec<T>) -> Result<Self, Error> {
-        let layout = layout_of(shape.into_axes(), values.len(), "from_vec")?;
+        let layout = layout_of(shape.into_axes("from_vec")?, values.len(), "from_vec")?;
         Ok(Self {
             data: values,
             layout,
@@ -73,7 +73,7 @@ impl<T, D: Dimension> ArrayBase<Vec<T>, D> {
         shape: impl IntoShape<Dim = D>,
         mut f: impl FnMut(D::Index<'_>) -> T,
     ) -> Result<Self, Error> {
-        let layout = Layout::row_major(shape.into_axes(), "from_fn")?;
+        let layout = Layout::row_major(shape.into_axes("from_fn")?, "from_fn")?;
         let mut values = try_buffer(layout.len).map_err(|failed| Error::AllocationFailed {
             op: "from_fn",
             elements: failed.elements,
@@ -118,7 +118,7 @@ impl<T, D: Dimension> ArrayBase<Vec<T>, D> {
         self,
         shape: impl IntoShape<Dim = E>,
     ) -> Result<ArrayBase<Vec<T>, E>, Error> {
-        let layout = layout_of(shape.into_axes(), self.data.len(), "into_shape")?;
+        let layout = layout_of(shape.into_axes("into_shape")?, self.data.len(), "into_shape")?;
         Ok(ArrayBase {
             data: self.data,
             layout,
@@ -141,7 +141,7 @@ impl<T: Clone, D: Dimension> ArrayBase<Vec<T>, D> {
     /// # Ok::<(), llm_from_scratch::Error>(())
     /// ```
     pub fn full(shape: impl IntoShape<Dim = D>, value: T) -> Result<Self, Error> {
-        Self::filled(shape.into_axes(), value, "full")
+        Self::filled(shape.into_axes("full")?, value, "full")
     }
 
     /// An owner of `shape` filled with `T::default()` (0 for numbers).
@@ -161,7 +161,7 @@ impl<T: Clone, D: Dimension> ArrayBase<Vec<T>, D> {
     where
         T: Default,
     {
-        Self::filled(shape.into_axes(), T::default(), "zeros")
+        Self::filled(shape.into_axes("zeros")?, T::default(), "zeros")
     }
 
     fn filled(shape: D::Axes, value: T, op: &'static str) -> Result<Self, Error> {

@@ -59,7 +59,7 @@ impl<P: Borrowed + Copy, D: Dimension> AxisIter<ArrayBase<P, D>> {
                 (shift, Some((axis, size.min(extent - start))))
             }
         };
-        let mut layout = self.first.layout.clone();
+        let mut layout = self.first.layout;
         // An offset that does not fit only belongs to an empty piece, which
         // is never read: keep the first piece's base then.
         if let Some(base) = shift.and_then(|shift| layout.base_offset.checked_add(shift)) {

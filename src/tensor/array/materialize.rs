@@ -18,7 +18,7 @@ fn fresh_owner<D: Dimension, T>(
 ) -> Result<ArrayBase<Vec<T>, D>, Error> {
     // An empty view whose shape has no row-major layout (the transpose of
     // `[usize::MAX / 2, 3, 0]`) cannot have an owner: `ShapeOverflow`.
-    let fresh = Layout::row_major(layout.shape.clone(), "materialize")?;
+    let fresh = Layout::row_major(layout.shape, "materialize")?;
     let values = make().map_err(|failed| Error::AllocationFailed {
         op: "materialize",
         elements: failed.elements,

@@ -41,7 +41,7 @@ impl<S: Borrowed, D: Dimension> ArrayBase<S, D> {
         self,
         shape: impl IntoShape<Dim = E>,
     ) -> Result<ArrayBase<S, E>, Error> {
-        let layout = self.layout.reshape(shape.into_axes())?;
+        let layout = self.layout.reshape(shape.into_axes("reshape")?)?;
         Ok(self.with_layout(layout))
     }
 
@@ -71,7 +71,7 @@ impl<S: Borrowed, D: Dimension> ArrayBase<S, D> {
         self,
         shape: impl IntoShape<Dim = E>,
     ) -> Result<ArrayBase<S, E>, Error> {
-        let layout = self.layout.reshape_strided(shape.into_axes())?;
+        let layout = self.layout.reshape_strided(shape.into_axes("reshape_strided")?)?;
         Ok(self.with_layout(layout))
     }
 
@@ -238,7 +238,7 @@ impl<'a, T, D: Dimension> ArrayBase<&'a [T], D> {
     where
         D: RankAtMost<E>,
     {
-        let layout = self.layout.broadcast_to(shape.into_axes(), "broadcast_to")?;
+        let layout = self.layout.broadcast_to(shape.into_axes("broadcast_to")?, "broadcast_to")?;
         Ok(self.with_layout(layout))
     }
 }

@@ -16,8 +16,8 @@
 //! `IxDyn`, nalgebra's `Const<N>` / `Dyn`), and the rank tables of
 //! [`rank`](super::rank) give the typed ranks their arithmetic.
 
-use super::dims::{Dims, DynDims};
-use super::rank::Rank;
+use super::dims::{Dims, DynDims, MAX_DYN_RANK};
+use crate::error::Error;
 use std::fmt::Debug;
 use std::hash::Hash;
 
@@ -31,6 +31,12 @@ mod sealed {
     impl Sealed for Vec<usize> {}
     impl Sealed for &Vec<usize> {}
 }
+
+/// A rank as a type: the dimension of the typed arrays ([`Tensor<R>`](crate::tensor::Tensor)
+/// is `ArrayBase<Vec<T>, Rank<R>>`), and the key of the rank tables in
+/// [`rank`](super::rank) that map ranks to ranks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Rank<const R: usize>;
 
 /// A rank known only at run time: the dimension of
 /// [`DynTensor`](crate::tensor::DynTensor), [`DynView`](crate::tensor::DynView)
@@ -145,43 +151,56 @@ impl Dimension for DynRank {
 pub trait IntoShape: sealed::Sealed {
     /// The dimension of the shape.
     type Dim: Dimension;
-    /// The shape as the layout's axis list.
+    /// The shape as the layout's axis list, for the operation `op`.
+    ///
+    /// # Errors
+    /// [`Error::RankTooLarge`] for a dynamic shape of more than
+    /// [`MAX_DYN_RANK`] axes.
     #[doc(hidden)]
-    fn into_axes(self) -> <Self::Dim as Dimension>::Axes;
+    fn into_axes(self, op: &'static str) -> Result<<Self::Dim as Dimension>::Axes, Error>;
 }
 
 impl<const N: usize> IntoShape for [usize; N] {
     type Dim = Rank<N>;
     #[inline]
-    fn into_axes(self) -> [usize; N] {
-        self
+    fn into_axes(self, _op: &'static str) -> Result<[usize; N], Error> {
+        Ok(self)
     }
+}
+
+/// A dynamic axis list of at most [`MAX_DYN_RANK`] axes.
+pub(crate) fn dyn_axes(axes: &[usize], op: &'static str) -> Result<DynDims, Error> {
+    DynDims::try_from_slice(axes).map_err(|rank| Error::RankTooLarge {
+        op,
+        rank,
+        maximum: MAX_DYN_RANK,
+    })
 }
 
 impl<const N: usize> IntoShape for &[usize; N] {
     type Dim = DynRank;
-    fn into_axes(self) -> DynDims {
-        DynDims::from_slice(self)
+    fn into_axes(self, op: &'static str) -> Result<DynDims, Error> {
+        dyn_axes(self, op)
     }
 }
 
 impl IntoShape for &[usize] {
     type Dim = DynRank;
-    fn into_axes(self) -> DynDims {
-        DynDims::from_slice(self)
+    fn into_axes(self, op: &'static str) -> Result<DynDims, Error> {
+        dyn_axes(self, op)
     }
 }
 
 impl IntoShape for Vec<usize> {
     type Dim = DynRank;
-    fn into_axes(self) -> DynDims {
-        DynDims::from_slice(&self)
+    fn into_axes(self, op: &'static str) -> Result<DynDims, Error> {
+        dyn_axes(&self, op)
     }
 }
 
 impl IntoShape for &Vec<usize> {
     type Dim = DynRank;
-    fn into_axes(self) -> DynDims {
-        DynDims::from_slice(self)
+    fn into_axes(self, op: &'static str) -> Result<DynDims, Error> {
+        dyn_axes(self, op)
     }
 }

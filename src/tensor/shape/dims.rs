@@ -16,7 +16,7 @@ mod sealed {
 /// Public only so that [`Dimension::Axes`](super::dimension::Dimension) can
 /// name it; the module is private, so users cannot.
 pub trait Dims:
-    sealed::Sealed + Clone + PartialEq + Eq + fmt::Debug + Send + Sync + 'static
+    sealed::Sealed + Clone + Copy + PartialEq + Eq + fmt::Debug + Send + Sync + 'static
 {
     /// The rank when it is part of the type (`Some(R)` for `[usize; R]`).
     const FIXED: Option<usize>;
@@ -44,6 +44,13 @@ impl<const R: usize> Dims for [usize; R] {
     }
     #[inline]
     fn as_slice(&self) -> &[usize] {
+        // Every layout is read through here, so a typed rank above the
+        // dynamic limit fails to build (kernels keep dynamic axis lists).
+        const {
+            if R > MAX_DYN_RANK {
+                panic!("ranks above 32 (MAX_DYN_RANK, NumPy 1.x's NPY_MAXDIMS) are not supported")
+            }
+        };
         self
     }
     #[inline]
@@ -52,45 +59,52 @@ impl<const R: usize> Dims for [usize; R] {
     }
 }
 
-/// Axes kept inline by [`DynDims`]: dynamic views up to this rank transform
-/// without touching the heap.
-const INLINE: usize = 12;
+/// The largest dynamic rank: NumPy 1.x's `NPY_MAXDIMS` (32). A dynamic
+/// axis list lives inline, so dynamic views are `Copy` and their transforms
+/// never touch the heap; a longer shape is refused with `RankTooLarge` where
+/// it enters the crate.
+pub const MAX_DYN_RANK: usize = 32;
 
-/// A run-time-rank axis list: inline up to [`INLINE`] axes (so dynamic view
-/// transforms allocate nothing), on the heap beyond.
-#[derive(Clone)]
-pub enum DynDims {
-    /// `len` axes in `axes[..len]`.
-    Inline { len: usize, axes: [usize; INLINE] },
-    /// More than `INLINE` axes.
-    Heap(Vec<usize>),
+/// A run-time-rank axis list: `len` axes inline (at most [`MAX_DYN_RANK`]).
+#[derive(Clone, Copy)]
+pub struct DynDims {
+    len: usize,
+    axes: [usize; MAX_DYN_RANK],
+}
+
+impl DynDims {
+    /// A copy of `axes`, or the rank it has when that is above [`MAX_DYN_RANK`].
+    pub(crate) fn try_from_slice(axes: &[usize]) -> Result<Self, usize> {
+        if axes.len() > MAX_DYN_RANK {
+            return Err(axes.len());
+        }
+        let mut dims = Self {
+            len: axes.len(),
+            axes: [0; MAX_DYN_RANK],
+        };
+        dims.axes[..axes.len()].copy_from_slice(axes);
+        Ok(dims)
+    }
 }
 
 impl Dims for DynDims {
     const FIXED: Option<usize> = None;
+    /// `rank` zeros; the typed layers check every rank they build against
+    /// [`MAX_DYN_RANK`] first.
     fn zeros(rank: usize) -> Self {
-        if rank <= INLINE {
-            DynDims::Inline {
-                len: rank,
-                axes: [0; INLINE],
-            }
-        } else {
-            DynDims::Heap(vec![0; rank])
+        assert!(rank <= MAX_DYN_RANK, "a dynamic rank above MAX_DYN_RANK was not refused");
+        Self {
+            len: rank,
+            axes: [0; MAX_DYN_RANK],
         }
     }
     #[inline]
     fn as_slice(&self) -> &[usize] {
-        match self {
-            DynDims::Inline { len, axes } => &axes[..*len],
-            DynDims::Heap(axes) => axes,
-        }
+        &self.axes[..self.len]
     }
     #[inline]
     fn as_mut_slice(&mut self) -> &mut [usize] {
-        match self {
-            DynDims::Inline { len, axes } => &mut axes[..*len],
-            DynDims::Heap(axes) => axes,
-        }
+        &mut self.axes[..self.len]
     }
 }
 
@@ -112,14 +126,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn inline_and_heap_compare_by_their_axes() {
+    fn dynamic_axes_compare_by_their_axes_up_to_the_limit() {
         let small = DynDims::from_slice(&[2, 3]);
-        assert!(matches!(small, DynDims::Inline { len: 2, .. }));
         assert_eq!(small.as_slice(), &[2, 3]);
-        let large = DynDims::from_slice(&[1; INLINE + 1]);
-        assert!(matches!(large, DynDims::Heap(_)));
-        assert_eq!(large.as_slice().len(), INLINE + 1);
+        let large = DynDims::from_slice(&[1; MAX_DYN_RANK]);
+        assert_eq!(large.as_slice().len(), MAX_DYN_RANK);
         assert_ne!(small, large);
         assert_eq!(format!("{small:?}"), "[2, 3]");
+        assert_eq!(DynDims::try_from_slice(&[1; MAX_DYN_RANK + 1]).unwrap_err(), MAX_DYN_RANK + 1);
     }
 }

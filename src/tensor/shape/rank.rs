@@ -39,14 +39,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+pub use super::dimension::Rank;
 use super::dimension::{Dimension, DynRank};
 
 /// The largest rank with typed helpers; higher ranks use `tensor::dynamic`.
 pub const MAX_RANK: usize = 8;
-
-/// A rank as a type, so traits can map ranks to ranks.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
-pub struct Rank<const R: usize>;
 
 /// A rank with an axis to remove: `Rank<R>` -> `Rank<R - 1>` for `R` in
 /// `1..=8`. The bound of `RemoveDim` reductions and of `squeeze`, `select`,

@@ -3,7 +3,7 @@
 //! `view` rule, insert / remove / select an axis, broadcast, stepped slices,
 //! chunks, and the overlap check of mutable views.
 
-use super::dims::Dims;
+use super::dims::{Dims, MAX_DYN_RANK};
 use super::layout::{Layout, check_axis, checked_len, narrowed_len};
 use crate::error::Error;
 use std::ops::Range;
@@ -43,6 +43,7 @@ impl<D: Dims> Layout<D> {
         [outer, inner]: [usize; 2],
     ) -> Result<Layout<E>, Error> {
         check_axis(axis, self.rank(), "split_axis")?;
+        check_larger::<E>(self.rank(), "split_axis")?;
         let (extent, stride) = (self.shape()[axis], self.strides()[axis]);
         if outer.checked_mul(inner) != Some(extent) {
             return Err(Error::SplitAxisMismatch {
@@ -138,6 +139,7 @@ impl<D: Dims> Layout<D> {
     pub(crate) fn unsqueeze<E: Dims>(&self, axis: usize) -> Result<Layout<E>, Error> {
         let rank = self.rank();
         check_axis(axis, rank + 1, "unsqueeze")?;
+        check_larger::<E>(rank, "unsqueeze")?;
         let new_stride = match axis {
             k if k < rank => self.strides()[k].saturating_mul(self.shape()[k]),
             _ => 1,
@@ -238,7 +240,7 @@ impl<D: Dims> Layout<D> {
         op: &'static str,
     ) -> Result<Layout<E>, Error> {
         Ok(Layout {
-            shape: target.shape.clone(),
+            shape: target.shape,
             strides: self.stretched_strides(target.shape(), op)?,
             base_offset: self.base_offset,
             len: target.len,
@@ -326,7 +328,7 @@ impl<D: Dims> Layout<D> {
             });
         }
         let size = extent / N;
-        let mut parts = [(); N].map(|()| self.clone());
+        let mut parts = [(); N].map(|()| *self);
         for (k, part) in parts.iter_mut().enumerate() {
             *part = self.narrowed(axis, k * size..(k + 1) * size, "chunk")?;
         }
@@ -361,6 +363,19 @@ impl<D: Dims> Layout<D> {
         }
         true
     }
+}
+
+/// `RankTooLarge` when one more axis than `rank` does not fit the axis list
+/// `E` (only a dynamic one: the typed ranks stop at their table).
+pub(crate) fn check_larger<E: Dims>(rank: usize, op: &'static str) -> Result<(), Error> {
+    if E::FIXED.is_none() && rank >= MAX_DYN_RANK {
+        return Err(Error::RankTooLarge {
+            op,
+            rank: rank + 1,
+            maximum: MAX_DYN_RANK,
+        });
+    }
+    Ok(())
 }
 
 /// ATen's `computeStride`: strides for `new_shape` reading the same values

@@ -18,6 +18,7 @@ use crate::tensor::array::storage::Readable;
 use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::dims::{Dims, DynDims};
 use crate::tensor::shape::layout::checked_len;
+use crate::tensor::shape::transforms::check_larger;
 use crate::tensor::shape::rank::InsertAxis;
 use crate::tensor::traverse::Strided;
 use crate::tensor::traverse::sink::{Sink, SliceSink};
@@ -69,6 +70,9 @@ fn join_shape<T, V: Source<T>, D: Dims>(
         .ok_or(Error::EmptyInputList { op })?
         .source();
     let rank = first.shape.len();
+    if join == Join::Stack {
+        check_larger::<D>(rank, op)?;
+    }
     let out_rank = if join == Join::Stack { rank + 1 } else { rank };
     if axis >= out_rank {
         return Err(Error::AxisOutOfBounds {

@@ -81,7 +81,7 @@ fn argmax<F: Float>(input: Strided<'_, '_, F>, axis: usize, out: &mut [usize]) {
     // The output's strides over the full shape with extent 1 on `axis`.
     let mut out_strides = DynDims::from_slice(input.shape);
     out_strides.as_mut_slice()[axis] = 1;
-    let kept_shape = out_strides.clone();
+    let kept_shape = out_strides;
     // A checked output shape: its row-major strides fit.
     let _ = row_major_strides(kept_shape.as_slice(), out_strides.as_mut_slice(), "argmax_axis");
     let strategy = ArgmaxStrategy::of(extent, stride);

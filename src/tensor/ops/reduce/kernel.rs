@@ -18,8 +18,9 @@
 //!   the exact answer; a NaN or a zero maximum (where -0.0 and +0.0 tie)
 //!   falls back to the sequential fold of that group.
 //!
-//! The fold is a type parameter ([`Sum`], [`Max`]), so each kernel is
-//! compiled once per fold with the step inlined into its inner loop.
+//! The fold is a type parameter ([`Sum`], [`Max`], in [`super::fold`]), so
+//! each kernel is compiled once per fold with the step inlined into its
+//! inner loop.
 //!
 //! Threads: a reduction reading at least the memory-bound threshold
 //! (`simd::threads_for_bytes`, about 1 MiB) splits its output into
@@ -28,104 +29,20 @@
 //! thread count. One group (a reduction to a single value) stays on one
 //! thread.
 
-use super::partial_max::{PartialMax, STREAM_BLOCK};
+use super::fold::{Fold, LANES, Max, Reduce, Step, Sum};
 use super::rows::rows;
-use crate::tensor::float::{Float, max_step};
+use crate::tensor::float::Float;
 use crate::tensor::traverse::offsets::StridedOffsets;
 use crate::tensor::traverse::parallel::{Split, for_each_block};
 use crate::tensor::traverse::plan::run_iter;
 use crate::tensor::traverse::simd::{Compiled, Dispatch, threads_for_bytes, tuning};
 use std::marker::PhantomData;
 
-/// Groups folded side by side by the innermost-axis kernels.
-pub(crate) const LANES: usize = 8;
 /// Fewest outputs a task of the threaded `rows` kernel gets: below this,
 /// each task reads its piece of every input row in short stretches (512²
 /// `f64` summed over axis 0 split into 64-output tasks ran slower on two
 /// threads than on one).
 const ROWS_MIN_OUTPUTS: usize = 256;
-
-/// What a reduction does per group.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Fold {
-    /// Ascending sum from +0.0.
-    Sum,
-    /// First-NaN, earlier-tie maximum (the axis must be non-empty).
-    Max,
-}
-
-/// A fold as a type, so kernels are monomorphized per fold.
-pub(super) trait Step<F: Float>: Copy + Send + Sync {
-    /// Leading values of a group that seed the accumulator (0 or 1).
-    const SEEDED: usize;
-    /// The accumulator before the values after the seed are folded in.
-    fn seed(first: F) -> F;
-    /// One step of the ascending fold.
-    fn step(accumulator: F, value: F) -> F;
-    /// The fold of one dense, non-empty group, equal to the ascending fold.
-    fn dense(group: &[F]) -> F {
-        let start = Self::seed(group[0]);
-        group[Self::SEEDED..]
-            .iter()
-            .fold(start, |acc, &value| Self::step(acc, value))
-    }
-    /// [`Step::dense`] of `LANES` groups of one length.
-    fn dense_lanes(groups: [&[F]; LANES]) -> [F; LANES] {
-        groups.map(Self::dense)
-    }
-}
-
-/// Ascending sum from +0.0.
-#[derive(Clone, Copy)]
-struct Sum;
-
-impl<F: Float> Step<F> for Sum {
-    const SEEDED: usize = 0;
-    #[inline(always)]
-    fn seed(_first: F) -> F {
-        F::ZERO
-    }
-    #[inline(always)]
-    fn step(accumulator: F, value: F) -> F {
-        accumulator + value
-    }
-}
-
-/// First-NaN, earlier-tie maximum.
-#[derive(Clone, Copy)]
-struct Max;
-
-impl<F: Float> Step<F> for Max {
-    const SEEDED: usize = 1;
-    #[inline(always)]
-    fn seed(first: F) -> F {
-        first
-    }
-    #[inline(always)]
-    fn step(accumulator: F, value: F) -> F {
-        max_step(accumulator, value)
-    }
-    fn dense(group: &[F]) -> F {
-        let mut partial = PartialMax::new(group[0]);
-        partial.update(group);
-        partial.finish(group)
-    }
-    #[inline(always)]
-    fn dense_lanes(groups: [&[F]; LANES]) -> [F; LANES] {
-        let extent = groups[0].len();
-        let mut partial = groups.map(|group| PartialMax::new(group[0]));
-        let blocks = extent - extent % STREAM_BLOCK;
-        for block in (0..blocks).step_by(STREAM_BLOCK) {
-            for (partial, group) in partial.iter_mut().zip(groups) {
-                partial.update(&group[block..block + STREAM_BLOCK]);
-            }
-        }
-        for (partial, group) in partial.iter_mut().zip(groups) {
-            partial.update(&group[blocks..]);
-        }
-        std::array::from_fn(|j| partial[j].finish(groups[j]))
-    }
-}
 
 /// The max policy's result for one dense, non-empty group (first NaN, else
 /// the earliest of the largest), by the same interleaved partial maxima as
@@ -154,15 +71,6 @@ pub(crate) fn dense_sums<F: Float>(values: &[F], extent: usize, out: &mut [F]) {
         axis: 1,
     };
     lanes::<F, Sum>(&input, StridedOffsets::new(&[groups], &[extent], 0), out);
-}
-
-/// A checked input layout and the axis to reduce.
-pub(crate) struct Reduce<'a, 's, F> {
-    pub(crate) data: &'a [F],
-    pub(crate) shape: &'s [usize],
-    pub(crate) strides: &'s [usize],
-    pub(crate) base: usize,
-    pub(crate) axis: usize,
 }
 
 /// Writes the reduction of every group into `out` (row-major over the
@@ -343,6 +251,7 @@ fn lanes<F: Float, S: Step<F>>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tensor::float::max_step;
 
     /// The naive ascending fold of every group of any strided layout.
     fn naive_any(input: &Reduce<'_, '_, f64>, fold: Fold) -> Vec<f64> {

@@ -3,12 +3,14 @@
 //! The shared rules are in the [`ops` module docs](crate::tensor::ops#reductions).
 
 mod argmax;
+mod fold;
 mod kernel;
 mod partial_max;
 mod rows;
 
 pub use argmax::{argmax_axis, argmax_axis_into};
-pub(crate) use kernel::{LANES, dense_max, dense_max_lanes, dense_sums};
+pub(crate) use fold::LANES;
+pub(crate) use kernel::{dense_max, dense_max_lanes, dense_sums};
 
 use super::{check_output_shape, output_buffer, owner};
 use crate::error::Error;
@@ -21,7 +23,8 @@ use crate::tensor::shape::dims::{Dims, DynDims};
 use crate::tensor::shape::layout::checked_len;
 use crate::tensor::shape::rank::ReduceDim;
 use crate::tensor::traverse::Strided;
-use kernel::{Fold, Reduce, reduce};
+use fold::{Fold, Reduce};
+use kernel::reduce;
 
 /// Which reduction: sum, mean or max.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 //! ..` (dense, vectorizable), one cache-sized block of the output at a
 //! time. Every output element is still one ascending fold over `i`.
 
-use super::kernel::{Reduce, Step};
+use super::fold::{Reduce, Step};
 use crate::tensor::float::Float;
 use crate::tensor::shape::layout::row_major_strides;
 use crate::tensor::traverse::plan::Plan;

@@ -236,3 +236,47 @@ fn fold_rows(
     }
     (outer, rows)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tensor::traverse::simd::{PARALLEL_MIN_FLOPS, SimdLevel};
+
+    #[test]
+    fn the_strategy_is_the_decode_path_up_to_four_rows_and_threads_by_work() {
+        let one = KernelTuning {
+            simd: SimdLevel::Best,
+            parallel_min_flops: u64::MAX,
+        };
+        // One query row over a GPT-2 weight: the decode path.
+        assert_eq!(
+            MatmulStrategy::plan(1, 1, 768, 768, one),
+            MatmulStrategy::Small { threads: 1 }
+        );
+        assert_eq!(
+            MatmulStrategy::plan(12, 4, 64, 64, one),
+            MatmulStrategy::Small { threads: 1 }
+        );
+        assert_eq!(
+            MatmulStrategy::plan(1, 5, 64, 64, one),
+            MatmulStrategy::Gemm { threads: 1 }
+        );
+        // Above the work threshold the pool's threads join (a 1-row product
+        // counts 16 flops per element read: it is bound by memory).
+        let threads = rayon::current_num_threads();
+        let tuning = KernelTuning {
+            simd: SimdLevel::Best,
+            parallel_min_flops: PARALLEL_MIN_FLOPS,
+        };
+        let decode_work = 768 * 50_257 * 16;
+        assert!(decode_work as u64 >= PARALLEL_MIN_FLOPS);
+        assert_eq!(
+            MatmulStrategy::plan(1, 1, 50_257, 768, tuning),
+            MatmulStrategy::Small { threads }
+        );
+        assert_eq!(
+            MatmulStrategy::plan(1, 8, 8, 8, tuning),
+            MatmulStrategy::Gemm { threads: 1 }
+        );
+    }
+}
