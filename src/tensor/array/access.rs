@@ -104,8 +104,7 @@ impl<S: Storage, D: Dimension> ArrayBase<S, D> {
     }
 
     /// Storage offsets in logical row-major order (last axis fastest), one
-    /// per logical value; a stride-0 axis repeats offsets. No allocation up
-    /// to 12 axes.
+    /// per logical value; a stride-0 axis repeats offsets. Never allocates.
     ///
     /// ```
     /// use llm_from_scratch::tensor::Tensor;

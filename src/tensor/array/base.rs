@@ -193,6 +193,15 @@ impl<T, D: Dimension> Clone for ArrayBase<&[T], D> {
 /// arrays (a dynamic one holds at most 32 axes).
 impl<T, D: Dimension> Copy for ArrayBase<&[T], D> {}
 
+/// A piece of a split mutable view is `Copy` too: pieces share the storage
+/// as cells by design (a copy is one more piece over the same values).
+impl<T, D: Dimension> Clone for ArrayBase<Cells<'_, T>, D> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+impl<T, D: Dimension> Copy for ArrayBase<Cells<'_, T>, D> {}
+
 /// Owners compare shape and values; views compare their layout and the
 /// whole storage they borrow.
 impl<S: PartialEq, D: Dimension> PartialEq for ArrayBase<S, D> {

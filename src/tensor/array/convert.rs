@@ -48,8 +48,12 @@ impl<S: Storage, D: Dimension> ArrayBase<S, D> {
     /// # Ok::<(), Error>(())
     /// ```
     pub fn into_ranked<const R: usize>(self) -> Result<ArrayBase<S, Rank<R>>, Error> {
+        self.ranked("into_ranked")
+    }
+
+    fn ranked<const R: usize>(self, op: &'static str) -> Result<ArrayBase<S, Rank<R>>, Error> {
         let layout = self.layout.into_dims().map_err(|rank| Error::RankMismatch {
-            op: "into_ranked",
+            op,
             expected: R,
             actual: rank,
         })?;
@@ -70,8 +74,8 @@ impl<S: Storage, const R: usize> From<ArrayBase<S, Rank<R>>> for ArrayBase<S, Dy
 impl<S: Storage, const R: usize> TryFrom<ArrayBase<S, DynRank>> for ArrayBase<S, Rank<R>> {
     type Error = Error;
 
-    /// Same as [`into_ranked`](ArrayBase::into_ranked).
+    /// Same as [`into_ranked`](ArrayBase::into_ranked), with `op: "try_from"`.
     fn try_from(value: ArrayBase<S, DynRank>) -> Result<Self, Error> {
-        value.into_ranked()
+        value.ranked("try_from")
     }
 }

@@ -149,7 +149,18 @@ impl<S: Borrowed, D: Dimension> ArrayBase<S, D> {
     where
         D: RemoveAxis<Smaller = E>,
     {
-        check_axis(axis, self.layout.rank(), "axis_iter")?;
+        self.pieces(axis, "axis_iter")
+    }
+
+    fn pieces<E: Dimension>(
+        self,
+        axis: usize,
+        op: &'static str,
+    ) -> Result<AxisIter<ArrayBase<S::Piece, E>>, Error>
+    where
+        D: RemoveAxis<Smaller = E>,
+    {
+        check_axis(axis, self.layout.rank(), op)?;
         let (extent, stride) = (self.layout.shape()[axis], self.layout.strides()[axis]);
         let layout = self.layout.axis_piece(axis);
         Ok(AxisIter {
@@ -180,7 +191,7 @@ impl<S: Borrowed, D: Dimension> ArrayBase<S, D> {
     where
         D: RemoveAxis<Smaller = E>,
     {
-        self.axis_iter(0)
+        self.pieces(0, "outer_iter")
     }
 
     /// Chunks of `size` indices along `axis`, in order, each keeping the
@@ -270,7 +281,7 @@ impl<'a, T, D: Dimension> ArrayBase<&'a mut [T], D> {
     where
         D: RemoveAxis<Smaller = E>,
     {
-        self.axis_iter(0)
+        self.pieces(0, "outer_iter")
     }
 
     /// [`axis_chunks_iter`](ArrayBase::axis_chunks_iter) of a mutable view.

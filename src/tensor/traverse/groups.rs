@@ -6,7 +6,7 @@ use super::plan::Plan;
 use crate::tensor::shape::dims::{Dims, DynDims};
 use std::ops::Range;
 
-/// `shape` (or strides) without `axis`; inline up to 12 axes (no heap).
+/// `shape` (or strides) without `axis`; inline (no heap).
 pub(crate) fn without_axis(axes: &[usize], axis: usize) -> DynDims {
     let mut kept = DynDims::zeros(axes.len() - 1);
     for (slot, (_, &value)) in kept

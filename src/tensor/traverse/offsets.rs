@@ -8,7 +8,7 @@ use std::iter::FusedIterator;
 /// Walks the coalesced traversal plan run by run, so a dense layout is one run
 /// and a strided one costs one odometer step per run, not per element. A
 /// scalar yields its base offset once, an empty layout yields nothing, a
-/// stride-0 axis repeats offsets. Nothing is allocated up to 12 outer axes.
+/// stride-0 axis repeats offsets. Nothing is allocated.
 #[derive(Debug, Clone)]
 pub struct StridedOffsets {
     plan: Plan<1>,

@@ -6,71 +6,43 @@
 //! the per-run closure sees the longest slices the layout allows. Both steps
 //! keep the logical order, so closures still see elements in row-major order.
 
-/// Outer axes kept inline (no heap) by a plan; more spill to a `Vec`.
-const INLINE_AXES: usize = 8;
-
-use crate::tensor::shape::dims::{Dims, DynDims};
+use crate::tensor::shape::dims::{Dims, DynDims, MAX_DYN_RANK};
 use std::ops::Range;
 
 /// The outer axes of a plan, `(extent, stride per operand)`, outermost
-/// first: inline up to [`INLINE_AXES`], so planning allocates nothing
-/// (as three `Vec`s they cost ~200 instructions per call under callgrind,
-/// 5% of a whole `[1, 768] + [768]` map).
+/// first, inline: every rank is at most [`MAX_DYN_RANK`], so planning never
+/// touches the heap (as three `Vec`s they cost ~200 instructions per call
+/// under callgrind, 5% of a whole `[1, 768] + [768]` map).
 #[derive(Debug, Clone)]
 struct OuterAxes<const N: usize> {
     len: usize,
-    inline: [(usize, [usize; N]); INLINE_AXES],
-    /// All axes, once there are more than `INLINE_AXES` (then `inline` is unused).
-    spilled: Vec<(usize, [usize; N])>,
+    axes: [(usize, [usize; N]); MAX_DYN_RANK],
 }
 
 impl<const N: usize> OuterAxes<N> {
     fn new() -> Self {
         Self {
             len: 0,
-            inline: [(0, [0; N]); INLINE_AXES],
-            spilled: Vec::new(),
+            axes: [(0, [0; N]); MAX_DYN_RANK],
         }
     }
 
     fn as_slice(&self) -> &[(usize, [usize; N])] {
-        if self.spilled.is_empty() {
-            &self.inline[..self.len]
-        } else {
-            &self.spilled
-        }
+        &self.axes[..self.len]
     }
 
     fn last_mut(&mut self) -> Option<&mut (usize, [usize; N])> {
-        if self.spilled.is_empty() {
-            self.inline[..self.len].last_mut()
-        } else {
-            self.spilled.last_mut()
-        }
+        self.axes[..self.len].last_mut()
     }
 
     fn push(&mut self, axis: (usize, [usize; N])) {
-        if self.spilled.is_empty() && self.len < INLINE_AXES {
-            self.inline[self.len] = axis;
-        } else {
-            if self.spilled.is_empty() {
-                self.spilled.extend_from_slice(&self.inline);
-            }
-            self.spilled.push(axis);
-        }
+        self.axes[self.len] = axis;
         self.len += 1;
     }
 
     fn pop(&mut self) -> Option<(usize, [usize; N])> {
         let last = *self.as_slice().last()?;
         self.len -= 1;
-        if !self.spilled.is_empty() {
-            self.spilled.pop();
-            if self.len <= INLINE_AXES {
-                self.inline[..self.len].copy_from_slice(&self.spilled);
-                self.spilled.clear();
-            }
-        }
         Some(last)
     }
 }

@@ -76,8 +76,7 @@ pub(crate) fn matmul<F: Float>(
         return Ok(());
     }
     let batch_shape = &out_shape[..rank - 2];
-    // Batch strides: as many as the operands have batch axes (their shapes
-    // already hold that many values; inline up to 12 axes).
+    // Batch strides, inline (every rank is at most 32).
     let mut left_batch = DynDims::zeros(rank - 2);
     let mut right_batch = DynDims::zeros(rank - 2);
     let left_split = left_rank - 2;
