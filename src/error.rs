@@ -231,8 +231,10 @@ pub enum Error {
         available: usize,
     },
     /// Dynamic `from_parts`: `strides` does not have one entry per axis of `shape`.
-    #[error("from_parts: the shape has {rank} axes but {strides} strides were given")]
+    #[error("{op}: the shape has {rank} axes but {strides} strides were given")]
     StridesLengthMismatch {
+        /// The operation called.
+        op: &'static str,
         /// The shape's rank.
         rank: usize,
         /// The number of strides given.
@@ -360,8 +362,10 @@ pub enum Error {
 
     // ---- operations ----
     /// `mean_axis` over an axis of extent 0 (the mean of nothing is undefined).
-    #[error("mean_axis: axis {axis} has extent 0, the mean of no values is undefined")]
+    #[error("{op}: axis {axis} has extent 0, the mean of no values is undefined")]
     EmptyMeanAxis {
+        /// The operation called.
+        op: &'static str,
         /// The reduced axis.
         axis: usize,
     },
@@ -375,9 +379,11 @@ pub enum Error {
     },
     /// `matmul`: the contracted extents differ (`[.., m, k] x [.., k, n]`).
     #[error(
-        "matmul: the left operand's last extent {left_k} differs from the right operand's second-to-last extent {right_k}"
+        "{op}: the left operand's last extent {left_k} differs from the right operand's second-to-last extent {right_k}"
     )]
     MatmulInnerMismatch {
+        /// The operation called.
+        op: &'static str,
         /// `k` of the left operand (its last axis).
         left_k: usize,
         /// `k` of the right operand (its second-to-last axis).
@@ -422,9 +428,11 @@ pub enum Error {
     /// `index_select`: an entry of `indices` is not below the extent of the
     /// selected axis (e.g. a token id outside the vocabulary of an embedding).
     #[error(
-        "index_select: indices[{position}] = {index} is out of bounds for axis {axis} of extent {extent}"
+        "{op}: indices[{position}] = {index} is out of bounds for axis {axis} of extent {extent}"
     )]
     IndexSelectOutOfBounds {
+        /// The operation called.
+        op: &'static str,
         /// The selected axis.
         axis: usize,
         /// Where the offending index sits in the `indices` list.

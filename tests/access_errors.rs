@@ -14,27 +14,43 @@ fn frozen() -> Tensor<2> {
     Tensor::from_vec([2, 3], vec![10.0, 11.0, 12.0, 20.0, 21.0, 22.0]).expect("6 values fit [2, 3]")
 }
 
-const OVERFLOW: TensorViewError = TensorViewError::Tensor(TensorError::ShapeOverflow);
+/// The overflow of a shape given to the public operation `op`.
+fn overflow(op: &'static str) -> Error {
+    Error::ShapeOverflow { op }
+}
+
+/// `IndexOutOfBounds` of the coordinate access `op`.
+fn index_error(op: &'static str, axis: usize, index: usize, dimension: usize) -> Error {
+    Error::IndexOutOfBounds {
+        op,
+        axis,
+        index,
+        dimension,
+    }
+}
 
 #[test]
 fn from_vec_rejects_a_wrong_value_count() {
     assert_eq!(
         Tensor::from_vec([2, 3], vec![1.0; 5]).unwrap_err(),
-        TensorError::ElementCountMismatch {
+        Error::ElementCountMismatch {
+            op: "from_vec",
             expected: 6,
             actual: 5
         }
     );
     assert_eq!(
         Tensor::<0>::from_vec([], vec![]).unwrap_err(),
-        TensorError::ElementCountMismatch {
+        Error::ElementCountMismatch {
+            op: "from_vec",
             expected: 1,
             actual: 0
         }
     );
     assert_eq!(
         Tensor::from_vec([2, 0, 3], vec![1.0]).unwrap_err(),
-        TensorError::ElementCountMismatch {
+        Error::ElementCountMismatch {
+            op: "from_vec",
             expected: 0,
             actual: 1
         }
@@ -42,11 +58,12 @@ fn from_vec_rejects_a_wrong_value_count() {
     // Overflow is checked before the count.
     assert_eq!(
         Tensor::<2>::from_vec([usize::MAX, 2], vec![]).unwrap_err(),
-        TensorError::ShapeOverflow
+        overflow("from_vec")
     );
     assert_eq!(
         DynTensor::from_vec(vec![2, 3], vec![1.0; 7]).unwrap_err(),
-        TensorError::ElementCountMismatch {
+        Error::ElementCountMismatch {
+            op: "from_vec",
             expected: 6,
             actual: 7
         }
@@ -58,26 +75,38 @@ fn allocation_failure_is_an_error_not_an_abort() {
     let elements = 1_usize << 62; // 2^65 bytes of f64
     assert_eq!(
         Tensor::<1>::zeros([elements]).unwrap_err(),
-        TensorError::AllocationFailed { elements }
+        Error::AllocationFailed {
+            op: "zeros",
+            elements
+        }
     );
     assert_eq!(
         Tensor::<2>::full([elements, 1], 1.0).unwrap_err(),
-        TensorError::AllocationFailed { elements }
+        Error::AllocationFailed {
+            op: "full",
+            elements
+        }
     );
     assert_eq!(
         Tensor::<1, f64>::from_fn([elements], |_| 0.0).unwrap_err(),
-        TensorError::AllocationFailed { elements }
+        Error::AllocationFailed {
+            op: "from_fn",
+            elements
+        }
     );
     assert_eq!(
         Tensor::<2>::zeros([usize::MAX, 2]).unwrap_err(),
-        TensorError::ShapeOverflow
+        overflow("zeros")
     );
     // A stride-0 view reaches 2^62 logical values from one stored value.
     let one = [1.0];
     let wide = View::from_parts(&one, [elements], [0], 0).expect("every offset is 0");
     assert_eq!(
         wide.materialize().unwrap_err(),
-        TensorViewError::Tensor(TensorError::AllocationFailed { elements })
+        Error::AllocationFailed {
+            op: "materialize",
+            elements
+        }
     );
 }
 
@@ -87,21 +116,24 @@ fn from_parts_rejects_layouts_outside_the_data() {
     // Offset 1 + 3 + 2 = 6 is one past the end.
     assert_eq!(
         View::from_parts(&data, [2, 3], [3, 1], 1).unwrap_err(),
-        TensorViewError::ViewOutOfBounds {
+        Error::ViewOutOfBounds {
+            op: "View::from_parts",
             required_len: 7,
             available: 6
         }
     );
     assert_eq!(
         View::from_parts(&data, [], [], 6).unwrap_err(),
-        TensorViewError::ViewOutOfBounds {
+        Error::ViewOutOfBounds {
+            op: "View::from_parts",
             required_len: 7,
             available: 6
         }
     );
     assert_eq!(
         View::from_parts(&data, [2, 2], [4, 2], 0).unwrap_err(),
-        TensorViewError::ViewOutOfBounds {
+        Error::ViewOutOfBounds {
+            op: "View::from_parts",
             required_len: 7,
             available: 6
         }
@@ -109,33 +141,35 @@ fn from_parts_rejects_layouts_outside_the_data() {
     // The largest offset overflows.
     assert_eq!(
         View::from_parts(&data, [3], [usize::MAX], 0).unwrap_err(),
-        OVERFLOW
+        overflow("View::from_parts")
     );
     assert_eq!(
         View::from_parts(&data, [2], [1], usize::MAX).unwrap_err(),
-        OVERFLOW
+        overflow("View::from_parts")
     );
     // The element count overflows even with stride 0.
     assert_eq!(
         View::from_parts(&data, [usize::MAX, 2], [0, 0], 0).unwrap_err(),
-        OVERFLOW
+        overflow("View::from_parts")
     );
     // Row-major data that is too short.
     assert_eq!(
         View::from_slice(&data[..5], [2, 3]).unwrap_err(),
-        TensorViewError::ViewOutOfBounds {
+        Error::ViewOutOfBounds {
+            op: "from_slice",
             required_len: 6,
             available: 5
         }
     );
     assert_eq!(
         View::<2>::from_slice(&data, [usize::MAX, 2]).unwrap_err(),
-        OVERFLOW
+        overflow("from_slice")
     );
     // The dynamic constructor also checks that shape and strides agree in length.
     assert_eq!(
         DynView::from_parts(&data, vec![2, 3], vec![3], 0).unwrap_err(),
-        TensorViewError::StridesLengthMismatch {
+        Error::StridesLengthMismatch {
+            op: "View::from_parts",
             rank: 2,
             strides: 1
         }
@@ -145,72 +179,57 @@ fn from_parts_rejects_layouts_outside_the_data() {
 #[test]
 fn get_names_the_first_axis_out_of_bounds() -> TestResult {
     let mut owner = frozen();
-    let index_error = |axis, index, dimension| {
-        TensorViewError::Tensor(TensorError::IndexOutOfBounds {
-            axis,
-            index,
-            dimension,
-        })
-    };
     {
         let view = owner.view();
-        assert_eq!(view.get([2, 0]).unwrap_err(), index_error(0, 2, 2));
-        assert_eq!(view.get([1, 3]).unwrap_err(), index_error(1, 3, 3));
-        assert_eq!(view.get([5, 5]).unwrap_err(), index_error(0, 5, 2));
+        assert_eq!(view.get([2, 0]).unwrap_err(), index_error("get", 0, 2, 2));
+        assert_eq!(view.get([1, 3]).unwrap_err(), index_error("get", 1, 3, 3));
+        assert_eq!(view.get([5, 5]).unwrap_err(), index_error("get", 0, 5, 2));
         assert_eq!(
             view.storage_offset([0, 3]).unwrap_err(),
-            index_error(1, 3, 3)
+            index_error("storage_offset", 1, 3, 3)
         );
         let transposed = view.transpose(0, 1)?;
-        assert_eq!(transposed.get([0, 2]).unwrap_err(), index_error(1, 2, 2));
-        assert_eq!(transposed.get([3, 0]).unwrap_err(), index_error(0, 3, 3));
+        assert_eq!(
+            transposed.get([0, 2]).unwrap_err(),
+            index_error("get", 1, 2, 2)
+        );
+        assert_eq!(
+            transposed.get([3, 0]).unwrap_err(),
+            index_error("get", 0, 3, 3)
+        );
         let empty = view.slice(1, 1..1)?;
-        assert_eq!(empty.get([0, 0]).unwrap_err(), index_error(1, 0, 0));
+        assert_eq!(empty.get([0, 0]).unwrap_err(), index_error("get", 1, 0, 0));
         let dynamic = view.into_dyn();
         assert_eq!(
             dynamic.get(&[0]).unwrap_err(),
-            TensorViewError::Tensor(TensorError::RankMismatch {
+            Error::RankMismatch {
+                op: "get",
                 expected: 2,
                 actual: 1
-            })
+            }
         );
-        assert_eq!(dynamic.get(&[0, 4]).unwrap_err(), index_error(1, 4, 3));
+        assert_eq!(
+            dynamic.get(&[0, 4]).unwrap_err(),
+            index_error("get", 1, 4, 3)
+        );
     }
-    assert_eq!(
-        owner.get([0, 3]).unwrap_err(),
-        TensorError::IndexOutOfBounds {
-            axis: 1,
-            index: 3,
-            dimension: 3
-        }
-    );
+    assert_eq!(owner.get([0, 3]).unwrap_err(), index_error("get", 1, 3, 3));
     assert_eq!(
         owner.get_mut([2, 0]).unwrap_err(),
-        TensorError::IndexOutOfBounds {
-            axis: 0,
-            index: 2,
-            dimension: 2
-        }
+        index_error("get_mut", 0, 2, 2)
     );
     Ok(())
 }
 
 #[test]
 fn every_bound_is_checked_before_any_offset_arithmetic() -> TestResult {
-    let index_error = |axis, index, dimension| {
-        TensorViewError::Tensor(TensorError::IndexOutOfBounds {
-            axis,
-            index,
-            dimension,
-        })
-    };
     // An empty view may have any base offset; no coordinate is inside it.
     let nothing: [f64; 0] = [];
     let empty = View::from_parts(&nothing, [3, 0], [1, 1], usize::MAX)?;
-    assert_eq!(empty.get([1, 0]).unwrap_err(), index_error(1, 0, 0));
+    assert_eq!(empty.get([1, 0]).unwrap_err(), index_error("get", 1, 0, 0));
     assert_eq!(
         empty.storage_offset([2, 0]).unwrap_err(),
-        index_error(1, 0, 0)
+        index_error("storage_offset", 1, 0, 0)
     );
     // The same through transforms: [0, 1, MAX] has strides [MAX, MAX, 1];
     // its transpose sliced at the end of the stride-MAX axis has base MAX.
@@ -220,10 +239,13 @@ fn every_bound_is_checked_before_any_offset_arithmetic() -> TestResult {
         (view.shape(), view.base_offset()),
         (&[usize::MAX, 0, 0], usize::MAX)
     );
-    assert_eq!(view.get([5, 0, 0]).unwrap_err(), index_error(1, 0, 0));
+    assert_eq!(
+        view.get([5, 0, 0]).unwrap_err(),
+        index_error("get", 1, 0, 0)
+    );
     assert_eq!(
         view.into_dyn().get(&[5, 0, 0]).unwrap_err(),
-        index_error(1, 0, 0)
+        index_error("get", 1, 0, 0)
     );
     Ok(())
 }
@@ -238,7 +260,8 @@ fn materialize_into_rejects_another_shape_and_leaves_it_untouched() -> TestResul
             .transpose(0, 1)?
             .materialize_into(&mut out)
             .unwrap_err(),
-        TensorViewError::OutputShapeMismatch {
+        Error::OutputShapeMismatch {
+            op: "materialize_into",
             expected: vec![3, 2],
             actual: vec![2, 3]
         }
@@ -251,7 +274,8 @@ fn materialize_into_rejects_another_shape_and_leaves_it_untouched() -> TestResul
             .into_dyn()
             .materialize_into(&mut dynamic_out)
             .unwrap_err(),
-        TensorViewError::OutputShapeMismatch {
+        Error::OutputShapeMismatch {
+            op: "materialize_into",
             expected: vec![2, 3],
             actual: vec![6]
         }

@@ -53,33 +53,50 @@ fn model<F: Elem>(layout: &Layout, owner: &DynTensor<F>, axis: usize) -> Vec<usi
         .collect()
 }
 
-type Run = (
-    &'static str,
-    Result<(Vec<usize>, Vec<usize>), TensorOpError>,
-);
+/// One form of the op: its name, whether it is the `_into` twin, its result.
+type Run = (String, bool, Result<(Vec<usize>, Vec<usize>), Error>);
 
-/// Every form of the op with `keep`, into outputs of `out_shape`.
+/// The free function, the method and the `_into` twin (into `out`) with the
+/// marker `keep`, for a view of either dimension: the same generic functions
+/// serve both.
+fn forms<F: Elem, D: Dimension, E: Dimension, K: ReduceDim<D, Output = E>>(
+    api: &str,
+    view: ArrayBase<&[F], D>,
+    axis: usize,
+    keep: K,
+    mut out: ArrayBase<Vec<usize>, E>,
+) -> Vec<Run> {
+    let pair = |t: ArrayBase<Vec<usize>, E>| (t.shape().as_ref().to_vec(), t.into_vec());
+    let into = argmax_axis_into(&view, axis, keep, &mut out);
+    vec![
+        (
+            api.to_string(),
+            false,
+            argmax_axis(&view, axis, keep).map(pair),
+        ),
+        (
+            format!("{api} method"),
+            false,
+            view.argmax_axis(axis, keep).map(pair),
+        ),
+        (format!("{api} _into"), true, into.map(|()| pair(out))),
+    ]
+}
+
+/// Every form of the op with `keep`, into outputs of `out_shape`: the
+/// dynamic API, and the ranked API at the view's rank.
 fn every_form<F: Elem>(
     view: &DynView<'_, F>,
     axis: usize,
     keep: bool,
     out_shape: &[usize],
 ) -> Vec<Run> {
-    let pair = |t: DynTensor<usize>| (t.shape().to_vec(), t.into_vec());
-    let mut runs = vec![("dynamic", dynamic::argmax_axis(view, axis, keep).map(pair))];
-    let mut out = DynTensor::full(out_shape.to_vec(), usize::MAX).expect("output");
-    let into = dynamic::argmax_axis_into(view, axis, keep, &mut out);
-    runs.push(("dynamic _into", into.map(|()| pair(out))));
+    let out = DynTensor::full(out_shape.to_vec(), usize::MAX).expect("output");
+    let mut runs = forms("dynamic", *view, axis, keep, out);
     with_rank!(view.rank(), [0 1 2 3 4], |R| {
-        let ranked: View<'_, R, F> = view.clone().into_ranked().expect("rank");
+        let ranked: View<'_, R, F> = view.into_ranked().expect("rank");
         if keep {
-            let pair = |t: Tensor<R, usize>| (t.shape().to_vec(), t.into_vec());
-            runs.push(("ranked", argmax_axis(&ranked, axis, KeepDim).map(pair)));
-            runs.push(("View method", ranked.argmax_axis(axis, KeepDim).map(pair)));
-            let shape = out_shape.try_into().expect("rank");
-            let mut out = Tensor::full(shape, usize::MAX).expect("output");
-            let into = argmax_axis_into(&ranked, axis, KeepDim, &mut out);
-            runs.push(("ranked _into", into.map(|()| pair(out))));
+            runs.extend(forms("ranked", ranked, axis, KeepDim, full(out_shape)));
         } else {
             removed::<R, F>(ranked, axis, out_shape, &mut runs);
         }
@@ -87,7 +104,14 @@ fn every_form<F: Elem>(
     runs
 }
 
-/// The `RemoveDim` forms where they compile (rank >= 1).
+/// A typed owner of `shape` full of `usize::MAX` (its rank inferred from the use).
+fn full<const N: usize>(shape: &[usize]) -> Tensor<N, usize> {
+    let shape: [usize; N] = shape.try_into().expect("rank");
+    Tensor::full(shape, usize::MAX).expect("output")
+}
+
+/// The `RemoveDim` forms where they compile (rank >= 1), and the method of
+/// an owner.
 fn removed<const R: usize, F: Elem>(
     view: View<'_, R, F>,
     axis: usize,
@@ -96,14 +120,11 @@ fn removed<const R: usize, F: Elem>(
 ) {
     with_rank!(R, [1 2 3 4], |Q| {
         let view: View<'_, Q, F> = view.into_dyn().into_ranked().expect("rank");
-        let pair = |t: Tensor<{ Q - 1 }, usize>| (t.shape().to_vec(), t.into_vec());
-        runs.push(("ranked", argmax_axis(&view, axis, RemoveDim).map(pair)));
+        runs.extend(forms("ranked", view, axis, RemoveDim, full::<{ Q - 1 }>(out_shape)));
         let owned = view.materialize().expect("copy");
-        runs.push(("Tensor method", owned.argmax_axis(axis, RemoveDim).map(pair)));
-        let shape = out_shape.try_into().expect("rank");
-        let mut out = Tensor::full(shape, usize::MAX).expect("output");
-        let into = argmax_axis_into(&view, axis, RemoveDim, &mut out);
-        runs.push(("ranked _into", into.map(|()| pair(out))));
+        let pair = |t: Tensor<{ Q - 1 }, usize>| (t.shape().to_vec(), t.into_vec());
+        let result = owned.argmax_axis(axis, RemoveDim).map(pair);
+        runs.push(("Tensor method".to_string(), false, result));
     }, _ => {})
 }
 
@@ -120,14 +141,20 @@ fn check<F: Elem>(layout: &Layout, seed: u64, axis: usize, nan_free: bool) {
         }
         let max = dynamic::max_axis(&view, axis, keep);
         if layout.shape[axis] == 0 {
-            let want = Err(TensorOpError::EmptyMaxAxis { axis });
-            assert_eq!(max.map(|_| ()), want);
-            for (what, run) in every_form(&view, axis, keep, &shape) {
-                assert_eq!(run.map(|_| ()), want, "{what}");
+            // Each error names the function called.
+            let want = |op| Err(Error::EmptyMaxAxis { op, axis });
+            assert_eq!(max.map(|_| ()), want("max_axis"));
+            for (what, into, run) in every_form(&view, axis, keep, &shape) {
+                let op = if into {
+                    "argmax_axis_into"
+                } else {
+                    "argmax_axis"
+                };
+                assert_eq!(run.map(|_| ()), want(op), "{what}");
             }
             continue;
         }
-        for (what, run) in every_form(&view, axis, keep, &shape) {
+        for (what, _, run) in every_form(&view, axis, keep, &shape) {
             let (got_shape, got) = run.unwrap_or_else(|e| panic!("{what}: {e}"));
             assert_eq!(
                 (&got_shape, &got),
@@ -199,9 +226,10 @@ proptest! {
         let rank = shape.len();
         let axis = rank + extra;
         let owner = Layout::dense(&shape).owner(|k| k as f64);
-        let want = Err(TensorOpError::ReductionAxisOutOfBounds { axis, rank });
-        for (what, run) in every_form(&owner.view(), axis, true, &vec![7; rank]) {
-            prop_assert_eq!(run.map(|_| ()), want.clone(), "{}", what);
+        let want = |op| Err(Error::AxisOutOfBounds { op, axis, rank });
+        for (what, into, run) in every_form(&owner.view(), axis, true, &vec![7; rank]) {
+            let op = if into { "argmax_axis_into" } else { "argmax_axis" };
+            prop_assert_eq!(run.map(|_| ()), want(op), "{}", what);
         }
     }
 }
@@ -255,25 +283,32 @@ fn empty_axes_allocation_and_output_shape_are_typed_errors() {
     let empty = Tensor::<2>::zeros([3, 0]).unwrap();
     assert_eq!(
         empty.argmax_axis(1, KeepDim),
-        Err(TensorOpError::EmptyMaxAxis { axis: 1 })
+        Err(Error::EmptyMaxAxis {
+            op: "argmax_axis",
+            axis: 1
+        })
     );
     // No groups at all: an empty output, not an error.
     assert_eq!(empty.argmax_axis(0, RemoveDim).unwrap().shape(), &[0]);
     assert_eq!(
-        TensorOpError::EmptyMaxAxis { axis: 1 }.to_string(),
-        "max_axis / argmax_axis: axis 1 has extent 0, the maximum of no values is undefined"
+        empty.argmax_axis(1, KeepDim).unwrap_err().to_string(),
+        "argmax_axis: axis 1 has extent 0, the maximum of no values is undefined"
     );
     let data = [0.5_f64, 1.5];
     let broadcast = View::from_parts(&data, [1 << 62, 2], [0, 1], 0).unwrap();
     assert_eq!(
         argmax_axis(&broadcast, 1, RemoveDim).map(|t| t.len()),
-        Err(TensorOpError::OutputAllocationFailed { elements: 1 << 62 })
+        Err(Error::AllocationFailed {
+            op: "argmax_axis",
+            elements: 1 << 62
+        })
     );
     let x = Tensor::from_vec([2, 2], vec![1.0, 2.0, 3.0, 4.0]).unwrap();
     let mut wrong = Tensor::<1, usize>::zeros([3]).unwrap();
     assert_eq!(
         argmax_axis_into(&x, 1, RemoveDim, &mut wrong),
-        Err(TensorOpError::OutputShapeMismatch {
+        Err(Error::OutputShapeMismatch {
+            op: "argmax_axis_into",
             expected: vec![2],
             actual: vec![3]
         })

@@ -106,7 +106,7 @@ fn part(qkv: &Tensor<3>, index: usize, [b, t, h, d]: [usize; 4]) -> Tensor<3> {
     let slice = qkv.view().slice(2, index * c..(index + 1) * c).unwrap();
     if b * t > 1 {
         let refused = slice.reshape([b, t, h, d]).unwrap_err();
-        assert_eq!(refused, TensorViewError::NonContiguousReshape);
+        assert_eq!(refused, Error::NonContiguousReshape);
     }
     slice.materialize().unwrap()
 }
@@ -161,7 +161,7 @@ fn merge_heads(y: &Tensor<4>) -> Tensor<3> {
     let tokens_first = y.view().permute([0, 2, 1, 3]).unwrap();
     if h > 1 && t > 1 {
         let refused = tokens_first.reshape([b, t, h * d]).unwrap_err();
-        assert_eq!(refused, TensorViewError::NonContiguousReshape);
+        assert_eq!(refused, Error::NonContiguousReshape);
     }
     let copy = tokens_first.materialize().unwrap();
     Tensor::from_vec([b, t, h * d], copy.into_vec()).unwrap()
@@ -262,7 +262,8 @@ fn mismatched_operands_are_typed_errors() {
     let kt = Tensor::<4>::zeros([1, 2, 5, 3]).unwrap(); // D = 5, not 4
     assert_eq!(
         matmul(&q, &kt).unwrap_err(),
-        TensorOpError::MatmulInnerMismatch {
+        Error::MatmulInnerMismatch {
+            op: "matmul",
             left_k: 4,
             right_k: 5
         }
@@ -270,7 +271,8 @@ fn mismatched_operands_are_typed_errors() {
     let other_heads = Tensor::<4>::zeros([1, 3, 4, 3]).unwrap(); // H = 3, not 2
     assert_eq!(
         matmul(&q, &other_heads).unwrap_err(),
-        TensorOpError::IncompatibleBroadcast {
+        Error::IncompatibleBroadcast {
+            op: "matmul",
             axis: 1,
             left_dimension: 2,
             right_dimension: 3
@@ -281,7 +283,8 @@ fn mismatched_operands_are_typed_errors() {
     let v = Tensor::<4>::zeros([1, 2, 4, 4]).unwrap();
     assert_eq!(
         matmul(&probs, &v).unwrap_err(),
-        TensorOpError::MatmulInnerMismatch {
+        Error::MatmulInnerMismatch {
+            op: "matmul",
             left_k: 3,
             right_k: 4
         }

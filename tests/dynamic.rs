@@ -2,8 +2,9 @@
 //! runtime-checked signatures, convert to and from the ranked types with
 //! `RankMismatch` on a wrong rank, and work above `MAX_RANK`.
 
+use llm_from_scratch::Error;
 use llm_from_scratch::tensor::dynamic::{DynTensor, DynView};
-use llm_from_scratch::tensor::{MAX_RANK, Tensor, TensorError, TensorViewError, View};
+use llm_from_scratch::tensor::{MAX_RANK, Tensor, View};
 
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
@@ -41,14 +42,15 @@ fn the_seed_example_through_the_dynamic_api() -> TestResult {
     assert_eq!(materialized.as_slice(), &[11.0, 12.0, 21.0, 22.0]);
     assert_eq!(
         view.reshape(&[4, 2]).unwrap_err(),
-        TensorViewError::ReshapeElementCountMismatch {
+        Error::ReshapeElementCountMismatch {
+            op: "reshape",
             current: 6,
             requested: 8
         }
     );
     assert_eq!(
         transposed.reshape(&[2, 3]).unwrap_err(),
-        TensorViewError::NonContiguousReshape
+        Error::NonContiguousReshape
     );
     Ok(())
 }
@@ -59,14 +61,14 @@ fn permutation_length_is_checked_first() -> TestResult {
     let view = owner.view();
     assert_eq!(
         view.permute(&[0]).unwrap_err(),
-        TensorViewError::PermutationLengthMismatch {
+        Error::PermutationLengthMismatch {
             expected: 2,
             actual: 1
         }
     );
     assert_eq!(
         view.permute(&[0, 1, 2]).unwrap_err(),
-        TensorViewError::PermutationLengthMismatch {
+        Error::PermutationLengthMismatch {
             expected: 2,
             actual: 3
         }
@@ -74,14 +76,14 @@ fn permutation_length_is_checked_first() -> TestResult {
     // The length wins over bad entries.
     assert_eq!(
         view.permute(&[9, 9, 9]).unwrap_err(),
-        TensorViewError::PermutationLengthMismatch {
+        Error::PermutationLengthMismatch {
             expected: 2,
             actual: 3
         }
     );
     assert_eq!(
         view.permute(&[]).unwrap_err(),
-        TensorViewError::PermutationLengthMismatch {
+        Error::PermutationLengthMismatch {
             expected: 2,
             actual: 0
         }
@@ -99,14 +101,16 @@ fn permutation_length_is_checked_first() -> TestResult {
 fn into_ranked_reports_the_rank_mismatch() -> TestResult {
     assert_eq!(
         frozen().into_ranked::<3>().unwrap_err(),
-        TensorError::RankMismatch {
+        Error::RankMismatch {
+            op: "into_ranked",
             expected: 3,
             actual: 2
         }
     );
     assert_eq!(
         frozen().into_ranked::<0>().unwrap_err(),
-        TensorError::RankMismatch {
+        Error::RankMismatch {
+            op: "into_ranked",
             expected: 0,
             actual: 2
         }
@@ -114,7 +118,8 @@ fn into_ranked_reports_the_rank_mismatch() -> TestResult {
     let owner = frozen();
     assert_eq!(
         owner.view().into_ranked::<1>().unwrap_err(),
-        TensorError::RankMismatch {
+        Error::RankMismatch {
+            op: "into_ranked",
             expected: 1,
             actual: 2
         }
@@ -128,7 +133,8 @@ fn into_ranked_reports_the_rank_mismatch() -> TestResult {
 fn try_from_both_ways_for_tensors_and_views() -> TestResult {
     assert_eq!(
         Tensor::<3>::try_from(frozen()).unwrap_err(),
-        TensorError::RankMismatch {
+        Error::RankMismatch {
+            op: "into_ranked",
             expected: 3,
             actual: 2
         }
@@ -141,7 +147,8 @@ fn try_from_both_ways_for_tensors_and_views() -> TestResult {
     let owner = frozen();
     assert_eq!(
         View::<4>::try_from(owner.view()).unwrap_err(),
-        TensorError::RankMismatch {
+        Error::RankMismatch {
+            op: "into_ranked",
             expected: 4,
             actual: 2
         }
@@ -247,7 +254,8 @@ fn dynamic_views_over_borrowed_buffers() -> TestResult {
     assert_eq!(out.as_slice(), &[1.0, 2.0, 3.0, 5.0, 6.0, 7.0]);
     assert_eq!(
         DynView::from_parts(&data, vec![2, 3], vec![7, 1], 1).unwrap_err(),
-        TensorViewError::ViewOutOfBounds {
+        Error::ViewOutOfBounds {
+            op: "View::from_parts",
             required_len: 1 + 7 + 2 + 1,
             available: 10
         }

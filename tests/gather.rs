@@ -15,14 +15,11 @@ use llm_from_scratch::prelude::*;
 use llm_from_scratch::tensor::dynamic::{self, DynTensor, DynView};
 use proptest::prelude::*;
 
-type Got = Result<(Vec<usize>, Vec<u64>), TensorOpError>;
+type Got = Result<(Vec<usize>, Vec<u64>), Error>;
 
-fn got_dyn(result: Result<DynTensor<u64>, TensorOpError>) -> Got {
-    result.map(|t| (t.shape().to_vec(), t.into_vec()))
-}
-
-fn got_ranked<const S: usize>(result: Result<Tensor<S, u64>, TensorOpError>) -> Got {
-    result.map(|t| (t.shape().to_vec(), t.into_vec()))
+/// The shape and values of a result, typed or dynamic.
+fn got<D: Dimension>(result: Result<ArrayBase<Vec<u64>, D>, Error>) -> Got {
+    result.map(|t| (t.shape().as_ref().to_vec(), t.into_vec()))
 }
 
 /// Inputs of one test: layouts and their owners (values tagged by input).
@@ -64,68 +61,89 @@ enum Op<'i> {
     Select(usize, &'i [usize]),
 }
 
+impl Op<'_> {
+    /// The public function called: `concat`, ..., or its `_into` twin.
+    fn name(self, into: bool) -> &'static str {
+        match (self, into) {
+            (Op::Concat(_), false) => "concat",
+            (Op::Concat(_), true) => "concat_into",
+            (Op::Stack(_), false) => "stack",
+            (Op::Stack(_), true) => "stack_into",
+            (Op::Select(..), false) => "index_select",
+            (Op::Select(..), true) => "index_select_into",
+        }
+    }
+}
+
+/// `op` fresh and `_into` an output made by `same` (concat, index_select:
+/// the inputs' dimension) or `larger` (stack: one axis more), for views of
+/// either dimension: the same generic functions serve both.
+fn fresh_and_into<D, E>(
+    op: Op<'_>,
+    views: &[ArrayBase<&[u64], D>],
+    same: impl FnOnce() -> ArrayBase<Vec<u64>, D>,
+    larger: impl FnOnce() -> ArrayBase<Vec<u64>, E>,
+) -> [Got; 2]
+where
+    D: Dimension + InsertAxis<Larger = E>,
+    E: Dimension,
+{
+    match op {
+        Op::Concat(axis) => {
+            let mut out = same();
+            let into = concat_into(views, axis, &mut out);
+            [got(concat(views, axis)), into.and(got(Ok(out)))]
+        }
+        Op::Stack(axis) => {
+            let mut out = larger();
+            let into = stack_into(views, axis, &mut out);
+            [got(stack(views, axis)), into.and(got(Ok(out)))]
+        }
+        Op::Select(axis, indices) => {
+            let mut out = same();
+            let into = index_select_into(&views[0], axis, indices, &mut out);
+            [
+                got(index_select(&views[0], axis, indices)),
+                into.and(got(Ok(out))),
+            ]
+        }
+    }
+}
+
+/// A zeroed typed owner of `shape` (its rank inferred from the use).
+fn zeros<const N: usize>(shape: &[usize]) -> Tensor<N, u64> {
+    let shape: [usize; N] = shape.try_into().expect("rank");
+    Tensor::zeros(shape).expect("output")
+}
+
+/// The four runs, each named, with whether it is an `_into` run.
 fn run_all(
     op: Op<'_>,
     views: &[DynView<'_, u64>],
     out_shape: &[usize],
-) -> Vec<(&'static str, Got)> {
+) -> Vec<(&'static str, bool, Got)> {
     let rank = views.first().map_or(0, DynView::rank);
-    let dynamic = got_dyn(match op {
-        Op::Concat(axis) => dynamic::concat(views, axis),
-        Op::Stack(axis) => dynamic::stack(views, axis),
-        Op::Select(axis, indices) => dynamic::index_select(&views[0], axis, indices),
-    });
-    let mut out = DynTensor::<u64>::zeros(out_shape.to_vec()).expect("output");
-    let into = match op {
-        Op::Concat(axis) => dynamic::concat_into(views, axis, &mut out),
-        Op::Stack(axis) => dynamic::stack_into(views, axis, &mut out),
-        Op::Select(axis, indices) => dynamic::index_select_into(&views[0], axis, indices, &mut out),
-    };
-    let dynamic_into = into.map(|()| (out.shape().to_vec(), out.as_slice().to_vec()));
-    let (ranked, ranked_into) = with_rank!(rank, [0 1 2 3 4], |R| {
+    let dyn_zeros = || DynTensor::<u64>::zeros(out_shape.to_vec()).expect("output");
+    let [dynamic, dynamic_into] = fresh_and_into(op, views, dyn_zeros, dyn_zeros);
+    let [ranked, ranked_into] = with_rank!(rank, [0 1 2 3 4], |R| {
         let views: Vec<View<'_, R, u64>> = views
             .iter()
-            .map(|v| v.clone().into_ranked::<R>().expect("rank"))
+            .map(|v| v.into_ranked::<R>().expect("rank"))
             .collect();
-        macro_rules! zeros {
-            ($shape:expr) => {
-                Tensor::zeros($shape.try_into().expect("rank")).expect("output")
-            };
-        }
-        let finish = |into: Result<(), TensorOpError>, out: Got| into.and(out);
-        match op {
-            Op::Concat(axis) => {
-                let mut out: Tensor<R, u64> = zeros!(out_shape);
-                let into = concat_into(&views, axis, &mut out);
-                let out = Ok((out.shape().to_vec(), out.into_vec()));
-                (got_ranked(concat(&views, axis)), finish(into, out))
-            }
-            Op::Stack(axis) => {
-                // The output rank R + 1 is inferred from the rank table.
-                let mut out = zeros!(out_shape);
-                let into = stack_into(&views, axis, &mut out);
-                let out = Ok((out.shape().to_vec(), out.into_vec()));
-                (got_ranked(stack(&views, axis)), finish(into, out))
-            }
-            Op::Select(axis, indices) => {
-                let mut out: Tensor<R, u64> = zeros!(out_shape);
-                let into = index_select_into(&views[0], axis, indices, &mut out);
-                let out = Ok((out.shape().to_vec(), out.into_vec()));
-                (got_ranked(index_select(&views[0], axis, indices)), finish(into, out))
-            }
-        }
+        // The stacked rank R + 1 is inferred from the rank table.
+        fresh_and_into(op, &views, || zeros(out_shape), || zeros(out_shape))
     });
     vec![
-        ("dynamic", dynamic),
-        ("dynamic _into", dynamic_into),
-        ("ranked", ranked),
-        ("ranked _into", ranked_into),
+        ("dynamic", false, dynamic),
+        ("dynamic _into", true, dynamic_into),
+        ("ranked", false, ranked),
+        ("ranked _into", true, ranked_into),
     ]
 }
 
 /// Every run equals `want`.
 fn check_all(op: Op<'_>, views: &[DynView<'_, u64>], out_shape: &[usize], want: &Got) {
-    for (what, got) in run_all(op, views, out_shape) {
+    for (what, _, got) in run_all(op, views, out_shape) {
         assert_eq!(&got, want, "{what} {op:?}");
     }
 }
@@ -270,27 +288,28 @@ proptest! {
         let mismatch = shapes.iter().enumerate().skip(1).find_map(|(input, shape)| {
             (0..3)
                 .find(|&a| shape[a] != shapes[0][a] && (join_stack || a != axis))
-                .map(|a| TensorOpError::ConcatShapeMismatch {
+                .map(|a| (input, a))
+        });
+        let op = if join_stack { Op::Stack(axis) } else { Op::Concat(axis) };
+        // The error names the function called, `_into` or not.
+        let want = |into| {
+            let op = op.name(into);
+            if axis >= out_rank {
+                Some(Error::AxisOutOfBounds { op, axis, rank: out_rank })
+            } else {
+                mismatch.map(|(input, a)| Error::ConcatShapeMismatch {
+                    op,
                     input,
                     axis: a,
                     expected: shapes[0][a],
-                    actual: shape[a],
+                    actual: shapes[input][a],
                 })
-        });
-        let want = if axis >= out_rank {
-            Some(TensorOpError::AxisOutOfBounds {
-                op: if join_stack { "stack" } else { "concat" },
-                axis,
-                rank: out_rank,
-            })
-        } else {
-            mismatch
+            }
         };
-        prop_assume!(want.is_some());
-        let op = if join_stack { Op::Stack(axis) } else { Op::Concat(axis) };
+        prop_assume!(want(false).is_some());
         // A wrong output shape too: the input error must come first.
-        for (what, got) in run_all(op, &inputs.views(), &vec![1; out_rank]) {
-            prop_assert_eq!(got, Err(want.clone().unwrap()), "{}", what);
+        for (what, into, got) in run_all(op, &inputs.views(), &vec![1; out_rank]) {
+            prop_assert_eq!(got, Err(want(into).unwrap()), "{}", what);
         }
     }
 
@@ -303,11 +322,13 @@ proptest! {
     ) {
         let inputs = Inputs::new(vec![Layout::dense(&shape)], 2);
         let rank = shape.len();
-        let want = if axis >= rank {
-            Some(TensorOpError::AxisOutOfBounds { op: "index_select", axis, rank })
+        let op = Op::Select(axis, &indices);
+        let want = |into| if axis >= rank {
+            Some(Error::AxisOutOfBounds { op: op.name(into), axis, rank })
         } else {
             indices.iter().position(|&i| i >= shape[axis]).map(|position| {
-                TensorOpError::IndexSelectOutOfBounds {
+                Error::IndexSelectOutOfBounds {
+                    op: if into { "index_select_into" } else { "index_select" },
                     axis,
                     position,
                     index: indices[position],
@@ -315,34 +336,32 @@ proptest! {
                 }
             })
         };
-        prop_assume!(want.is_some());
-        for (what, got) in run_all(Op::Select(axis, &indices), &inputs.views(), &vec![1; rank]) {
-            prop_assert_eq!(got, Err(want.clone().unwrap()), "{}", what);
+        prop_assume!(want(false).is_some());
+        for (what, into, got) in run_all(op, &inputs.views(), &vec![1; rank]) {
+            prop_assert_eq!(got, Err(want(into).unwrap()), "{}", what);
         }
     }
 }
 
 #[test]
 fn an_empty_input_list_is_an_error_in_both_apis() {
+    let empty = |op| Error::EmptyInputList { op };
     let none: [View<'_, 2>; 0] = [];
-    assert_eq!(concat(&none, 0), Err(TensorOpError::EmptyInputList));
-    assert_eq!(
-        stack(&none, 0).map(|t| t.len()),
-        Err(TensorOpError::EmptyInputList)
-    );
+    assert_eq!(concat(&none, 0).unwrap_err(), empty("concat"));
+    assert_eq!(stack(&none, 0).unwrap_err(), empty("stack"));
     let mut out = Tensor::<2>::zeros([0, 0]).unwrap();
     assert_eq!(
-        concat_into(&none, 0, &mut out),
-        Err(TensorOpError::EmptyInputList)
+        concat_into(&none, 0, &mut out).unwrap_err(),
+        empty("concat_into")
     );
     let dynamic_none: [DynView<'_>; 0] = [];
     assert_eq!(
-        dynamic::concat(&dynamic_none, 0),
-        Err(TensorOpError::EmptyInputList)
+        dynamic::concat(&dynamic_none, 0).unwrap_err(),
+        empty("concat")
     );
     assert_eq!(
-        dynamic::stack(&dynamic_none, 0),
-        Err(TensorOpError::EmptyInputList)
+        dynamic::stack(&dynamic_none, 0).unwrap_err(),
+        empty("stack")
     );
 }
 
@@ -350,13 +369,16 @@ fn an_empty_input_list_is_an_error_in_both_apis() {
 fn dynamic_inputs_of_another_rank_are_named() {
     let a = DynTensor::from_vec(vec![2, 1], vec![1.0, 2.0]).unwrap();
     let b = DynTensor::from_vec(vec![2], vec![3.0, 4.0]).unwrap();
-    let want = Err(TensorOpError::ConcatRankMismatch {
-        input: 1,
-        expected: 2,
-        actual: 1,
-    });
-    assert_eq!(dynamic::concat(&[a.view(), b.view()], 1), want);
-    assert_eq!(dynamic::stack(&[a.view(), b.view()], 0), want);
+    let want = |op| {
+        Err(Error::ConcatRankMismatch {
+            op,
+            input: 1,
+            expected: 2,
+            actual: 1,
+        })
+    };
+    assert_eq!(dynamic::concat(&[a.view(), b.view()], 1), want("concat"));
+    assert_eq!(dynamic::stack(&[a.view(), b.view()], 0), want("stack"));
     // Beyond the typed ranks: nine axes stacked into ten.
     let high = DynTensor::from_vec(vec![1; 9], vec![5.0]).unwrap();
     let stacked = dynamic::stack(&[high.view(), high.view()], 9).unwrap();
@@ -365,10 +387,13 @@ fn dynamic_inputs_of_another_rank_are_named() {
 
 #[test]
 fn overflowing_outputs_are_shape_overflow_before_any_allocation() {
-    let overflow: Result<usize, _> = Err(TensorOpError::Tensor(TensorError::ShapeOverflow));
+    let overflow = |op| -> Result<usize, _> { Err(Error::ShapeOverflow { op }) };
     // Two empty [usize::MAX, 0] views: the joined extent overflows.
     let empty = View::<2, f64>::from_parts(&[], [usize::MAX, 0], [0, 0], 0).unwrap();
-    assert_eq!(concat(&[empty, empty], 0).map(|t| t.len()), overflow);
+    assert_eq!(
+        concat(&[empty, empty], 0).map(|t| t.len()),
+        overflow("concat")
+    );
     // Joined along axis 1 it stays empty, and nothing is walked.
     assert_eq!(
         concat(&[empty, empty], 1).unwrap().shape(),
@@ -376,7 +401,10 @@ fn overflowing_outputs_are_shape_overflow_before_any_allocation() {
     );
     // A valid empty view whose stacked shape has no row-major strides.
     let wide = View::<2, f64>::from_parts(&[], [0, usize::MAX / 2], [0, 0], 0).unwrap();
-    assert_eq!(stack(&[wide, wide, wide], 2).map(|t| t.len()), overflow);
+    assert_eq!(
+        stack(&[wide, wide, wide], 2).map(|t| t.len()),
+        overflow("stack")
+    );
     let dynamic_wide = wide.into_dyn();
     assert_eq!(
         dynamic::index_select(&dynamic_wide, 0, &[]).map(|t| t.len()),
@@ -387,7 +415,10 @@ fn overflowing_outputs_are_shape_overflow_before_any_allocation() {
         .unwrap()
         .permute([2, 1, 0])
         .unwrap();
-    assert_eq!(index_select(&tall, 0, &[0; 0]).map(|t| t.len()), overflow);
+    assert_eq!(
+        index_select(&tall, 0, &[0; 0]).map(|t| t.len()),
+        overflow("index_select")
+    );
 }
 
 #[test]
@@ -395,13 +426,19 @@ fn an_output_that_cannot_be_reserved_is_an_error() {
     // One stored value read as 2^62 rows (stride 0): every output is 2^62+ values.
     let data = [1.5_f64];
     let rows = View::from_parts(&data, [1 << 62, 1], [0, 0], 0).unwrap();
-    let too_big = |elements| Err(TensorOpError::OutputAllocationFailed { elements });
+    let too_big = |op, elements| Err(Error::AllocationFailed { op, elements });
     assert_eq!(
         index_select(&rows, 1, &[0]).map(|t| t.len()),
-        too_big(1 << 62)
+        too_big("index_select", 1 << 62)
     );
-    assert_eq!(concat(&[rows, rows], 1).map(|t| t.len()), too_big(1 << 63));
-    assert_eq!(stack(&[rows, rows], 0).map(|t| t.len()), too_big(1 << 63));
+    assert_eq!(
+        concat(&[rows, rows], 1).map(|t| t.len()),
+        too_big("concat", 1 << 63)
+    );
+    assert_eq!(
+        stack(&[rows, rows], 0).map(|t| t.len()),
+        too_big("stack", 1 << 63)
+    );
 }
 
 #[test]
@@ -410,14 +447,16 @@ fn into_checks_the_output_shape_after_the_inputs() {
     let mut wrong = Tensor::<2>::zeros([2, 2]).unwrap();
     assert_eq!(
         concat_into(&[a.view(), a.view()], 0, &mut wrong),
-        Err(TensorOpError::OutputShapeMismatch {
+        Err(Error::OutputShapeMismatch {
+            op: "concat_into",
             expected: vec![4, 2],
             actual: vec![2, 2]
         })
     );
     assert_eq!(
         index_select_into(&a, 1, &[1, 1, 0], &mut wrong),
-        Err(TensorOpError::OutputShapeMismatch {
+        Err(Error::OutputShapeMismatch {
+            op: "index_select_into",
             expected: vec![2, 3],
             actual: vec![2, 2]
         })
@@ -425,7 +464,8 @@ fn into_checks_the_output_shape_after_the_inputs() {
     let mut wrong3 = Tensor::<3>::zeros([2, 2, 1]).unwrap();
     assert_eq!(
         stack_into(&[a.view()], 0, &mut wrong3),
-        Err(TensorOpError::OutputShapeMismatch {
+        Err(Error::OutputShapeMismatch {
+            op: "stack_into",
             expected: vec![1, 2, 2],
             actual: vec![2, 2, 1]
         })

@@ -9,7 +9,7 @@ mod reference;
 
 use common::with_rank;
 use llm_from_scratch::prelude::*;
-use llm_from_scratch::tensor::{Float, MatrixRank, Rank, dynamic};
+use llm_from_scratch::tensor::{Float, dynamic};
 use proptest::prelude::*;
 use reference::{Bits, Layout, bits, naive, operands, wiggle};
 
@@ -182,7 +182,8 @@ fn k_zero_is_positive_zero_and_empty_shapes_are_empty() -> TestResult {
 fn inner_extents_must_match_and_are_checked_first() -> TestResult {
     let a = Tensor::<2>::zeros([2, 3])?;
     let b = Tensor::<2>::zeros([2, 2])?;
-    let inner = Err(TensorOpError::MatmulInnerMismatch {
+    let inner = Err(Error::MatmulInnerMismatch {
+        op: "matmul",
         left_k: 3,
         right_k: 2,
     });
@@ -191,7 +192,8 @@ fn inner_extents_must_match_and_are_checked_first() -> TestResult {
     let one = Tensor::<2>::zeros([1, 2])?;
     assert_eq!(
         matmul(&a.view(), &one.view()),
-        Err(TensorOpError::MatmulInnerMismatch {
+        Err(Error::MatmulInnerMismatch {
+            op: "matmul",
             left_k: 3,
             right_k: 1
         })
@@ -199,7 +201,8 @@ fn inner_extents_must_match_and_are_checked_first() -> TestResult {
     // Batch axes 3 and 2 are incompatible too, but the inner extents win (as in NumPy).
     let left = Tensor::<3>::zeros([3, 2, 3])?;
     let right = Tensor::<3>::zeros([2, 4, 4])?;
-    let inner = TensorOpError::MatmulInnerMismatch {
+    let inner = Error::MatmulInnerMismatch {
+        op: "matmul",
         left_k: 3,
         right_k: 4,
     };
@@ -215,7 +218,8 @@ fn inner_extents_must_match_and_are_checked_first() -> TestResult {
 fn batch_axes_that_do_not_broadcast_name_the_output_axis() -> TestResult {
     let left = Tensor::<3>::zeros([3, 2, 3])?;
     let right = Tensor::<3>::zeros([2, 3, 4])?;
-    let error = TensorOpError::IncompatibleBroadcast {
+    let error = Error::IncompatibleBroadcast {
+        op: "matmul",
         axis: 0,
         left_dimension: 3,
         right_dimension: 2,
@@ -231,7 +235,8 @@ fn batch_axes_that_do_not_broadcast_name_the_output_axis() -> TestResult {
     let right = Tensor::<3>::zeros([4, 3, 4])?;
     assert_eq!(
         matmul(&left.view(), &right.view()),
-        Err(TensorOpError::IncompatibleBroadcast {
+        Err(Error::IncompatibleBroadcast {
+            op: "matmul",
             axis: 1,
             left_dimension: 5,
             right_dimension: 4
@@ -242,7 +247,8 @@ fn batch_axes_that_do_not_broadcast_name_the_output_axis() -> TestResult {
     let right = Tensor::<4>::zeros([2, 2, 3, 4])?;
     assert_eq!(
         matmul(&left.view(), &right.view()),
-        Err(TensorOpError::IncompatibleBroadcast {
+        Err(Error::IncompatibleBroadcast {
+            op: "matmul",
             axis: 1,
             left_dimension: 3,
             right_dimension: 2
@@ -259,7 +265,7 @@ fn overflow_then_allocation_then_output_shape() -> TestResult {
     let wide = View::from_parts(&nothing, [0, 2], [0, 0], 0)?;
     assert_eq!(
         matmul(&tall, &wide),
-        Err(TensorOpError::Tensor(TensorError::ShapeOverflow))
+        Err(Error::ShapeOverflow { op: "matmul" })
     );
     // [2^61, 0] x [0, 1]: fits in usize, not in memory (2^64 bytes).
     let rows = 1_usize << 61;
@@ -267,7 +273,10 @@ fn overflow_then_allocation_then_output_shape() -> TestResult {
     let column = View::from_parts(&nothing, [0, 1], [0, 0], 0)?;
     assert_eq!(
         matmul(&tall, &column),
-        Err(TensorOpError::OutputAllocationFailed { elements: rows })
+        Err(Error::AllocationFailed {
+            op: "matmul",
+            elements: rows
+        })
     );
 
     let a = Tensor::<3>::zeros([2, 2, 3])?;
@@ -275,7 +284,8 @@ fn overflow_then_allocation_then_output_shape() -> TestResult {
     let mut wrong = Tensor::<3>::zeros([2, 4, 2])?;
     assert_eq!(
         matmul_into(&a.view(), &b.view(), &mut wrong),
-        Err(TensorOpError::OutputShapeMismatch {
+        Err(Error::OutputShapeMismatch {
+            op: "matmul_into",
             expected: vec![2, 2, 4],
             actual: vec![2, 4, 2]
         })
@@ -284,7 +294,8 @@ fn overflow_then_allocation_then_output_shape() -> TestResult {
     let mut out = Tensor::<2>::zeros([2, 2])?;
     assert_eq!(
         matmul_into(&b.view(), &b.view(), &mut out),
-        Err(TensorOpError::MatmulInnerMismatch {
+        Err(Error::MatmulInnerMismatch {
+            op: "matmul_into",
             left_k: 4,
             right_k: 3
         })
@@ -297,7 +308,13 @@ fn dynamic_ranks_below_two_and_above_eight() -> TestResult {
     let v = DynTensor::from_vec(vec![3], vec![1.0, 2.0, 3.0])?;
     let s = DynTensor::from_vec(vec![], vec![2.0])?;
     let m = DynTensor::from_vec(vec![3, 3], vec![0.0; 9])?;
-    let too_small = |rank| Err(TensorOpError::MatmulRankTooSmall { rank });
+    let too_small = |rank| {
+        Err(Error::RankTooSmall {
+            op: "matmul",
+            rank,
+            minimum: 2,
+        })
+    };
     assert_eq!(dynamic::matmul(&v.view(), &m.view()), too_small(1));
     assert_eq!(dynamic::matmul(&m.view(), &s.view()), too_small(0));
     assert_eq!(dynamic::matmul(&s.view(), &v.view()), too_small(0));
@@ -334,20 +351,24 @@ fn block_edges_match_the_naive_loop() -> TestResult {
     Ok(())
 }
 
-/// The ranked op (fresh and `_into` into a NaN-filled tensor) on dynamic inputs.
-fn ranked<const L: usize, const M: usize, const O: usize, F: Float + Bits>(
-    a: &View<'_, L, F>,
-    b: &View<'_, M, F>,
+/// The op fresh and `_into` a NaN-filled owner, for operands of either
+/// dimension (the same generic functions serve both).
+fn fresh_and_into<L, M, O, F: Float + Bits>(
+    a: ArrayBase<&[F], L>,
+    b: ArrayBase<&[F], M>,
     nan: F,
-) -> Result<(Vec<usize>, Vec<u64>), TensorOpError>
+) -> Result<(Vec<usize>, Vec<u64>), Error>
 where
-    Rank<L>: MatrixRank<Rank<M>, Output = Rank<O>>,
+    L: Dimension + MatrixRank<M, Output = O>,
+    M: Dimension,
+    O: Dimension,
 {
-    let fresh = matmul(a, b)?;
-    let mut reused = Tensor::full(*fresh.shape(), nan)?;
-    matmul_into(a, b, &mut reused)?;
+    let fresh = matmul(&a, &b)?;
+    let mut reused = fresh.clone();
+    reused.view_mut().fill(nan);
+    matmul_into(&a, &b, &mut reused)?;
     assert_eq!(bits(fresh.as_slice()), bits(reused.as_slice()));
-    Ok((fresh.shape().to_vec(), bits(fresh.as_slice())))
+    Ok((fresh.shape().as_ref().to_vec(), bits(fresh.as_slice())))
 }
 
 fn agree<F: Float + Bits>(
@@ -362,15 +383,11 @@ fn agree<F: Float + Bits>(
     // Every (L, M) in 2..=5 x 2..=5, the output rank inferred by the rank table.
     let typed = with_rank!(a.rank(), [2 3 4 5], |L| {
         with_rank!(b.rank(), [2 3 4 5], |M| {
-            ranked(&a.clone().into_ranked::<L>()?, &b.clone().into_ranked::<M>()?, nan)
+            fresh_and_into(a.into_ranked::<L>()?, b.into_ranked::<M>()?, nan)
         })
     })?;
     assert_eq!(typed, expected);
-    let dynamic = dynamic::matmul(&a, &b)?;
-    assert_eq!(
-        (dynamic.shape().to_vec(), bits(dynamic.as_slice())),
-        expected
-    );
+    assert_eq!(fresh_and_into(a, b, nan)?, expected);
     Ok(())
 }
 

@@ -12,7 +12,7 @@ fn bits(values: &[f64]) -> Vec<u64> {
 
 /// Logical `[3, 4]` values stored transposed in a `[4, 3]` owner, so the
 /// view is not contiguous; sums of these depend on the order of addition.
-fn transposed_owner() -> Result<Tensor<2>, TensorError> {
+fn transposed_owner() -> Result<Tensor<2>, Error> {
     Tensor::from_fn([4, 3], |[j, i]| {
         let scale = [1e16, 0.1, -3.0, 1.0][(i + j) % 4];
         scale * (1 + i * 4 + j) as f64
@@ -69,7 +69,8 @@ fn map_unary_into_rejects_a_wrong_shape_and_leaves_it_untouched() -> TestResult 
     .unwrap_err();
     assert_eq!(
         error,
-        TensorOpError::OutputShapeMismatch {
+        Error::OutputShapeMismatch {
+            op: "map_unary_into",
             expected: vec![2, 3],
             actual: vec![3, 2]
         }
@@ -135,7 +136,8 @@ fn map_binary_into_checks_broadcasting_before_the_output_shape() -> TestResult {
     let mut square = Tensor::full([2, 2], -1.0)?;
     assert_eq!(
         map_binary_into(&tokens.view(), &wrong.view(), &mut count, &mut square).unwrap_err(),
-        TensorOpError::IncompatibleBroadcast {
+        Error::IncompatibleBroadcast {
+            op: "map_binary_into",
             axis: 1,
             left_dimension: 3,
             right_dimension: 2
@@ -145,7 +147,8 @@ fn map_binary_into_checks_broadcasting_before_the_output_shape() -> TestResult {
     let mut transposed = Tensor::full([3, 2], -1.0)?;
     assert_eq!(
         map_binary_into(&tokens.view(), &bias.view(), &mut count, &mut transposed).unwrap_err(),
-        TensorOpError::OutputShapeMismatch {
+        Error::OutputShapeMismatch {
+            op: "map_binary_into",
             expected: vec![2, 3],
             actual: vec![3, 2]
         }
@@ -155,7 +158,8 @@ fn map_binary_into_checks_broadcasting_before_the_output_shape() -> TestResult {
     let mut row = Tensor::full([1, 3], -1.0)?;
     assert_eq!(
         map_binary_into(&empty.view(), &bias.view(), &mut count, &mut row).unwrap_err(),
-        TensorOpError::OutputShapeMismatch {
+        Error::OutputShapeMismatch {
+            op: "map_binary_into",
             expected: vec![0, 3],
             actual: vec![1, 3]
         }
@@ -266,14 +270,19 @@ fn reductions_into_check_axis_then_empty_axis_then_the_output_shape() -> TestRes
     let mut wrong = Tensor::full([3], 5.0)?;
     assert_eq!(
         sum_axis_into(&biased.view(), 1, RemoveDim, &mut wrong).unwrap_err(),
-        TensorOpError::OutputShapeMismatch {
+        Error::OutputShapeMismatch {
+            op: "sum_axis_into",
             expected: vec![2],
             actual: vec![3]
         }
     );
     assert_eq!(
         max_axis_into(&biased.view(), 2, RemoveDim, &mut wrong).unwrap_err(),
-        TensorOpError::ReductionAxisOutOfBounds { axis: 2, rank: 2 }
+        Error::AxisOutOfBounds {
+            op: "max_axis_into",
+            axis: 2,
+            rank: 2
+        }
     );
     assert_eq!(
         wrong.as_slice(),
@@ -283,7 +292,8 @@ fn reductions_into_check_axis_then_empty_axis_then_the_output_shape() -> TestRes
     let mut wrong_kept = Tensor::zeros([1, 2])?;
     assert_eq!(
         mean_axis_into(&biased.view(), 1, KeepDim, &mut wrong_kept).unwrap_err(),
-        TensorOpError::OutputShapeMismatch {
+        Error::OutputShapeMismatch {
+            op: "mean_axis_into",
             expected: vec![2, 1],
             actual: vec![1, 2]
         }
@@ -293,15 +303,22 @@ fn reductions_into_check_axis_then_empty_axis_then_the_output_shape() -> TestRes
     let mut out = Tensor::zeros([4])?;
     assert_eq!(
         mean_axis_into(&empty.view(), 1, RemoveDim, &mut out).unwrap_err(),
-        TensorOpError::EmptyMeanAxis { axis: 1 }
+        Error::EmptyMeanAxis {
+            op: "mean_axis_into",
+            axis: 1
+        }
     );
     assert_eq!(
         max_axis_into(&empty.view(), 1, RemoveDim, &mut out).unwrap_err(),
-        TensorOpError::EmptyMaxAxis { axis: 1 }
+        Error::EmptyMaxAxis {
+            op: "max_axis_into",
+            axis: 1
+        }
     );
     assert_eq!(
         sum_axis_into(&empty.view(), 1, RemoveDim, &mut out).unwrap_err(),
-        TensorOpError::OutputShapeMismatch {
+        Error::OutputShapeMismatch {
+            op: "sum_axis_into",
             expected: vec![2],
             actual: vec![4]
         }
@@ -311,7 +328,11 @@ fn reductions_into_check_axis_then_empty_axis_then_the_output_shape() -> TestRes
     let mut scalar_out = Tensor::from_vec([], vec![0.0])?;
     assert_eq!(
         sum_axis_into(&scalar.view(), 0, KeepDim, &mut scalar_out).unwrap_err(),
-        TensorOpError::ReductionAxisOutOfBounds { axis: 0, rank: 0 }
+        Error::AxisOutOfBounds {
+            op: "sum_axis_into",
+            axis: 0,
+            rank: 0
+        }
     );
     Ok(())
 }

@@ -9,7 +9,7 @@ mod common;
 use common::with_rank;
 use llm_from_scratch::prelude::*;
 use llm_from_scratch::tensor::dynamic;
-use llm_from_scratch::tensor::{BroadcastRank, Rank, ReduceDim};
+use llm_from_scratch::tensor::ops::ShapeRef;
 use proptest::prelude::*;
 
 // ---------------------------------------------------------------- layouts
@@ -169,7 +169,12 @@ fn coordinates(shape: &[usize]) -> Vec<Vec<usize>> {
     all
 }
 
-fn reference_broadcast(left: &[usize], right: &[usize]) -> Result<Vec<usize>, TensorOpError> {
+/// The broadcast shape, or the error the public function `op` reports.
+fn reference_broadcast(
+    left: &[usize],
+    right: &[usize],
+    op: &'static str,
+) -> Result<Vec<usize>, Error> {
     let rank = left.len().max(right.len());
     let extent = |shape: &[usize], axis: usize| {
         if axis + shape.len() < rank {
@@ -185,7 +190,8 @@ fn reference_broadcast(left: &[usize], right: &[usize]) -> Result<Vec<usize>, Te
                 _ if l == r => Ok(l),
                 (1, _) => Ok(r),
                 (_, 1) => Ok(l),
-                _ => Err(TensorOpError::IncompatibleBroadcast {
+                _ => Err(Error::IncompatibleBroadcast {
+                    op,
                     axis,
                     left_dimension: l,
                     right_dimension: r,
@@ -212,18 +218,40 @@ enum Kind {
     Max,
 }
 
-type Reduced = Result<(Vec<usize>, Vec<f64>), TensorOpError>;
+impl Kind {
+    /// The public function that runs it.
+    fn name(self) -> &'static str {
+        match self {
+            Kind::Sum => "sum_axis",
+            Kind::Mean => "mean_axis",
+            Kind::Max => "max_axis",
+        }
+    }
+}
+
+type Reduced = Result<(Vec<usize>, Vec<f64>), Error>;
 
 fn reference_reduce(layout: &Layout, axis: usize, keep: bool, kind: Kind) -> Reduced {
     let shape = &layout.shape;
     let rank = shape.len();
     if axis >= rank {
-        return Err(TensorOpError::ReductionAxisOutOfBounds { axis, rank });
+        let op = kind.name();
+        return Err(Error::AxisOutOfBounds { op, axis, rank });
     }
     let n = shape[axis];
     match kind {
-        Kind::Mean if n == 0 => return Err(TensorOpError::EmptyMeanAxis { axis }),
-        Kind::Max if n == 0 => return Err(TensorOpError::EmptyMaxAxis { axis }),
+        Kind::Mean if n == 0 => {
+            return Err(Error::EmptyMeanAxis {
+                op: "mean_axis",
+                axis,
+            });
+        }
+        Kind::Max if n == 0 => {
+            return Err(Error::EmptyMaxAxis {
+                op: "max_axis",
+                axis,
+            });
+        }
         _ => {}
     }
     let group_shape: Vec<usize> = shape
@@ -276,55 +304,70 @@ fn same(kind: Kind, got: &Reduced, expected: &Reduced) -> bool {
     }
 }
 
-// ---------------------------------------------------------------- ranked dispatch
+// ---------------------------------------------------------------- both dimensions
 
 type Pairs = Vec<(u64, u64)>;
 
-/// `map_binary` through the ranked API: output shape, outputs, closure calls.
-fn ranked_binary<const L: usize, const M: usize, const O: usize>(
-    left: &View<'_, L>,
-    right: &View<'_, M>,
-) -> Result<(Vec<usize>, Pairs, Pairs), TensorOpError>
+/// `broadcast_shape` of the operands' shapes, and `map_binary`: output
+/// shape, outputs, closure calls. Typed or dynamic operands (the same
+/// generic functions serve both).
+#[allow(clippy::type_complexity)]
+fn binary<L, M, O>(
+    left: ArrayBase<&[f64], L>,
+    right: ArrayBase<&[f64], M>,
+) -> (
+    Result<Vec<usize>, Error>,
+    Result<(Vec<usize>, Pairs, Pairs), Error>,
+)
 where
-    Rank<L>: BroadcastRank<Rank<M>, Output = Rank<O>>,
+    L: Dimension + BroadcastRank<M, Output = O>,
+    M: Dimension,
+    O: Dimension,
+    L::Shape: ShapeRef<Dim = L>,
+    M::Shape: ShapeRef<Dim = M>,
 {
-    let planned = broadcast_shape(left.shape(), right.shape())?;
+    let planned = broadcast_shape(left.shape(), right.shape()).map(|s| s.as_ref().to_vec());
     let mut calls = Vec::new();
-    let out = map_binary(left, right, |a: f64, b: f64| {
+    let out = map_binary(&left, &right, |a: f64, b: f64| {
         calls.push((a.to_bits(), b.to_bits()));
         (a.to_bits(), b.to_bits())
-    })?;
-    assert_eq!(&planned, out.shape());
-    Ok((out.shape().to_vec(), out.into_vec(), calls))
+    })
+    .map(|out| (out.shape().as_ref().to_vec(), out.into_vec(), calls));
+    (planned, out)
 }
 
 /// The ranked view of rank `R` of a `DynView` that has that rank.
 fn ranked<'a, const R: usize>(view: &DynView<'a>) -> View<'a, R> {
-    view.clone()
-        .into_ranked::<R>()
+    view.into_ranked::<R>()
         .expect("dispatched on the view's rank")
 }
 
-/// The three ranked reductions with marker `keep`; the output rank is inferred.
-fn ranked_reduce<const R: usize, const S: usize, K: ReduceDim<R, Output = Rank<S>>>(
-    view: &View<'_, R>,
+/// The three reductions with marker `keep` (`KeepDim` / `RemoveDim`, or a
+/// `bool` for a dynamic view); the output dimension is inferred.
+fn reduce<D: Dimension, E: Dimension, K: ReduceDim<D, Output = E>>(
+    view: ArrayBase<&[f64], D>,
     axis: usize,
     keep: K,
 ) -> [Reduced; 3] {
-    let pack = |result: Result<Tensor<S>, TensorOpError>| {
-        result.map(|t| (t.shape().to_vec(), t.into_vec()))
+    let pack = |result: Result<ArrayBase<Vec<f64>, E>, Error>| {
+        result.map(|t| (t.shape().as_ref().to_vec(), t.into_vec()))
     };
     [
-        pack(sum_axis(view, axis, keep)),
-        pack(mean_axis(view, axis, keep)),
-        pack(max_axis(view, axis, keep)),
+        pack(sum_axis(&view, axis, keep)),
+        pack(mean_axis(&view, axis, keep)),
+        pack(max_axis(&view, axis, keep)),
     ]
 }
 
-/// `map_unary` through the ranked API: output shape and the input bits.
-fn ranked_unary<const R: usize>(view: &View<'_, R>) -> (Vec<usize>, Vec<u64>) {
-    let out = map_unary(view, |x: f64| x.to_bits()).unwrap();
-    (out.shape().to_vec(), out.into_vec())
+/// `map_unary`: output shape, the input bits and the closure calls.
+fn unary<D: Dimension>(view: ArrayBase<&[f64], D>) -> (Vec<usize>, Vec<u64>, Vec<u64>) {
+    let mut calls = Vec::new();
+    let out = map_unary(&view, |x: f64| {
+        calls.push(x.to_bits());
+        x.to_bits()
+    })
+    .unwrap();
+    (out.shape().as_ref().to_vec(), out.into_vec(), calls)
 }
 
 // ---------------------------------------------------------------- properties
@@ -357,13 +400,10 @@ proptest! {
         let owner = layout.owner();
         let view = layout.view(&owner);
         let expected: Vec<u64> = coordinates(&layout.shape).iter().map(|c| layout.value_at(c).to_bits()).collect();
-        let mut calls = Vec::new();
-        let out = dynamic::map_unary(&view, |x: f64| { calls.push(x.to_bits()); x.to_bits() }).unwrap();
-        prop_assert_eq!(out.shape(), &layout.shape[..]);
-        prop_assert_eq!(out.as_slice(), &expected[..]);
-        prop_assert_eq!(&calls, &expected);
-        let ranked = with_rank!(view.rank(), [0 1 2 3 4], |R| ranked_unary(&ranked::<R>(&view)));
-        prop_assert_eq!(ranked, (layout.shape.clone(), expected));
+        let want = (layout.shape.clone(), expected.clone(), expected);
+        prop_assert_eq!(unary(view), want.clone());
+        let ranked = with_rank!(view.rank(), [0 1 2 3 4], |R| unary(ranked::<R>(&view)));
+        prop_assert_eq!(ranked, want);
     }
 
     #[test]
@@ -371,7 +411,7 @@ proptest! {
         let (left_owner, right_owner) = (left.owner(), right.owner());
         let (left_view, right_view) = (left.view(&left_owner), right.view(&right_owner));
 
-        let expected = reference_broadcast(&left.shape, &right.shape).map(|shape| {
+        let expected = reference_broadcast(&left.shape, &right.shape, "map_binary").map(|shape| {
             let pairs: Pairs = coordinates(&shape)
                 .iter()
                 .map(|o| (left.value_at(&source(&left.shape, o)).to_bits(),
@@ -380,24 +420,20 @@ proptest! {
             (shape, pairs.clone(), pairs)
         });
 
+        let planned = reference_broadcast(&left.shape, &right.shape, "broadcast_shape");
         prop_assert_eq!(
             dynamic::broadcast_shape(&left.shape, &right.shape),
-            expected.as_ref().map(|(shape, _, _)| shape.clone()).map_err(Clone::clone)
+            planned.clone()
         );
-        let mut calls = Vec::new();
-        let dynamic_result = dynamic::map_binary(&left_view, &right_view, |a: f64, b: f64| {
-            calls.push((a.to_bits(), b.to_bits()));
-            (a.to_bits(), b.to_bits())
-        })
-        .map(|out| (out.shape().to_vec(), out.into_vec(), calls));
-        prop_assert_eq!(&dynamic_result, &expected);
+        let dynamic_result = binary(left_view, right_view);
+        prop_assert_eq!(&dynamic_result, &(planned.clone(), expected.clone()));
 
         let ranked_result = with_rank!(left_view.rank(), [0 1 2 3 4], |L| {
             with_rank!(right_view.rank(), [0 1 2 3 4], |M| {
-                ranked_binary(&ranked::<L>(&left_view), &ranked::<M>(&right_view))
+                binary(ranked::<L>(&left_view), ranked::<M>(&right_view))
             })
         });
-        prop_assert_eq!(&ranked_result, &expected);
+        prop_assert_eq!(&ranked_result, &(planned, expected));
     }
 
     #[test]
@@ -407,21 +443,16 @@ proptest! {
         let kinds = [Kind::Sum, Kind::Mean, Kind::Max];
         let expected = kinds.map(|kind| reference_reduce(&layout, axis, keep, kind));
 
-        let pack = |result: Result<DynTensor, TensorOpError>| result.map(|t| (t.shape().to_vec(), t.into_vec()));
-        let dynamic_results = [
-            pack(dynamic::sum_axis(&view, axis, keep)),
-            pack(dynamic::mean_axis(&view, axis, keep)),
-            pack(dynamic::max_axis(&view, axis, keep)),
-        ];
+        let dynamic_results = reduce(view, axis, keep);
         let ranked_results = if keep {
-            let reduce = with_rank!(view.rank(), [0 1 2 3 4], |R| {
-                ranked_reduce(&ranked::<R>(&view), axis, KeepDim)
+            let reduced = with_rank!(view.rank(), [0 1 2 3 4], |R| {
+                reduce(ranked::<R>(&view), axis, KeepDim)
             });
-            Some(reduce)
+            Some(reduced)
         } else {
             // RemoveDim on a rank-0 view does not compile.
             with_rank!(view.rank(), [1 2 3 4], |R| {
-                Some(ranked_reduce(&ranked::<R>(&view), axis, RemoveDim))
+                Some(reduce(ranked::<R>(&view), axis, RemoveDim))
             }, 0 => None, rank => panic!("rank {rank} is not drawn"))
         };
         for (i, kind) in kinds.into_iter().enumerate() {

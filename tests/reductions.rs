@@ -12,7 +12,7 @@ use llm_from_scratch::tensor::{Float, Rank, ReduceDim, RemoveAxis};
 type TestResult = Result<(), Box<dyn std::error::Error>>;
 
 /// Token rows plus a feature bias: `[[11, 22, 33], [14, 25, 36]]`.
-fn biased() -> Result<Tensor<2>, TensorError> {
+fn biased() -> Result<Tensor<2>, Error> {
     Tensor::from_vec([2, 3], vec![11.0, 22.0, 33.0, 14.0, 25.0, 36.0])
 }
 
@@ -103,19 +103,31 @@ fn an_empty_selected_axis() -> TestResult {
     );
     assert_eq!(
         mean_axis(&empty.view(), 1, RemoveDim),
-        Err(TensorOpError::EmptyMeanAxis { axis: 1 })
+        Err(Error::EmptyMeanAxis {
+            op: "mean_axis",
+            axis: 1
+        })
     );
     assert_eq!(
         mean_axis(&empty.view(), 1, KeepDim),
-        Err(TensorOpError::EmptyMeanAxis { axis: 1 })
+        Err(Error::EmptyMeanAxis {
+            op: "mean_axis",
+            axis: 1
+        })
     );
     assert_eq!(
         max_axis(&empty.view(), 1, RemoveDim),
-        Err(TensorOpError::EmptyMaxAxis { axis: 1 })
+        Err(Error::EmptyMaxAxis {
+            op: "max_axis",
+            axis: 1
+        })
     );
     assert_eq!(
         max_axis(&empty.view(), 1, KeepDim),
-        Err(TensorOpError::EmptyMaxAxis { axis: 1 })
+        Err(Error::EmptyMaxAxis {
+            op: "max_axis",
+            axis: 1
+        })
     );
 
     let dyn_empty = empty.view().into_dyn();
@@ -125,11 +137,17 @@ fn an_empty_selected_axis() -> TestResult {
     );
     assert_eq!(
         dynamic::mean_axis(&dyn_empty, 1, false),
-        Err(TensorOpError::EmptyMeanAxis { axis: 1 })
+        Err(Error::EmptyMeanAxis {
+            op: "mean_axis",
+            axis: 1
+        })
     );
     assert_eq!(
         dynamic::max_axis(&dyn_empty, 1, true),
-        Err(TensorOpError::EmptyMaxAxis { axis: 1 })
+        Err(Error::EmptyMaxAxis {
+            op: "max_axis",
+            axis: 1
+        })
     );
 
     // f32 follows the same rule.
@@ -138,7 +156,10 @@ fn an_empty_selected_axis() -> TestResult {
     assert!(sums32.as_slice().iter().all(|v| v.to_bits() == 0));
     assert_eq!(
         max_axis(&empty32.view(), 1, RemoveDim),
-        Err(TensorOpError::EmptyMaxAxis { axis: 1 })
+        Err(Error::EmptyMaxAxis {
+            op: "max_axis",
+            axis: 1
+        })
     );
     Ok(())
 }
@@ -181,40 +202,55 @@ fn the_mean_of_tenths_is_within_tolerance() -> TestResult {
 #[test]
 fn error_order_axis_then_empty_axis_then_allocation() -> TestResult {
     let empty = Tensor::from_vec([2, 0, 3], Vec::<f64>::new())?;
-    let out_of_bounds = TensorOpError::ReductionAxisOutOfBounds { axis: 3, rank: 3 };
+    let out_of_bounds = |op| Error::AxisOutOfBounds {
+        op,
+        axis: 3,
+        rank: 3,
+    };
     assert_eq!(
         mean_axis(&empty.view(), 3, RemoveDim).unwrap_err(),
-        out_of_bounds
+        out_of_bounds("mean_axis")
     );
     assert_eq!(
         max_axis(&empty.view(), 3, KeepDim).unwrap_err(),
-        out_of_bounds
+        out_of_bounds("max_axis")
     );
     assert_eq!(
         sum_axis(&empty.view(), 3, RemoveDim).unwrap_err(),
-        out_of_bounds
+        out_of_bounds("sum_axis")
     );
 
     // `[usize::MAX, 0]` is a valid empty layout; reducing its empty axis asks
     // for an output of usize::MAX values.
     let nothing: [f64; 0] = [];
     let huge = View::from_parts(&nothing, [usize::MAX, 0], [0, 1], 0)?;
-    let too_big = TensorOpError::OutputAllocationFailed {
+    let too_big = Error::AllocationFailed {
+        op: "sum_axis",
         elements: usize::MAX,
     };
     assert_eq!(sum_axis(&huge, 1, RemoveDim).unwrap_err(), too_big);
     assert_eq!(sum_axis(&huge, 1, KeepDim).unwrap_err(), too_big);
     assert_eq!(
         mean_axis(&huge, 1, RemoveDim),
-        Err(TensorOpError::EmptyMeanAxis { axis: 1 })
+        Err(Error::EmptyMeanAxis {
+            op: "mean_axis",
+            axis: 1
+        })
     );
     assert_eq!(
         max_axis(&huge, 1, KeepDim),
-        Err(TensorOpError::EmptyMaxAxis { axis: 1 })
+        Err(Error::EmptyMaxAxis {
+            op: "max_axis",
+            axis: 1
+        })
     );
     assert_eq!(
         sum_axis(&huge, 2, RemoveDim),
-        Err(TensorOpError::ReductionAxisOutOfBounds { axis: 2, rank: 2 })
+        Err(Error::AxisOutOfBounds {
+            op: "sum_axis",
+            axis: 2,
+            rank: 2
+        })
     );
     // Over axis 0 the output `[0]` is empty: no allocation problem.
     assert_eq!(sum_axis(&huge, 0, RemoveDim)?.shape(), &[0]);
@@ -224,11 +260,18 @@ fn error_order_axis_then_empty_axis_then_allocation() -> TestResult {
     assert_eq!(dynamic::sum_axis(&dyn_huge, 1, false).unwrap_err(), too_big);
     assert_eq!(
         dynamic::mean_axis(&dyn_huge, 1, true),
-        Err(TensorOpError::EmptyMeanAxis { axis: 1 })
+        Err(Error::EmptyMeanAxis {
+            op: "mean_axis",
+            axis: 1
+        })
     );
     assert_eq!(
         dynamic::max_axis(&dyn_huge, 5, false),
-        Err(TensorOpError::ReductionAxisOutOfBounds { axis: 5, rank: 2 })
+        Err(Error::AxisOutOfBounds {
+            op: "max_axis",
+            axis: 5,
+            rank: 2
+        })
     );
     Ok(())
 }
@@ -236,23 +279,36 @@ fn error_order_axis_then_empty_axis_then_allocation() -> TestResult {
 #[test]
 fn a_scalar_has_no_axis_to_reduce() -> TestResult {
     let scalar = Tensor::from_vec([], vec![0.5])?;
-    let expected = TensorOpError::ReductionAxisOutOfBounds { axis: 0, rank: 0 };
-    assert_eq!(sum_axis(&scalar.view(), 0, KeepDim).unwrap_err(), expected);
-    assert_eq!(mean_axis(&scalar.view(), 0, KeepDim).unwrap_err(), expected);
-    assert_eq!(max_axis(&scalar.view(), 0, KeepDim).unwrap_err(), expected);
+    let expected = |op| Error::AxisOutOfBounds {
+        op,
+        axis: 0,
+        rank: 0,
+    };
+    assert_eq!(
+        sum_axis(&scalar.view(), 0, KeepDim).unwrap_err(),
+        expected("sum_axis")
+    );
+    assert_eq!(
+        mean_axis(&scalar.view(), 0, KeepDim).unwrap_err(),
+        expected("mean_axis")
+    );
+    assert_eq!(
+        max_axis(&scalar.view(), 0, KeepDim).unwrap_err(),
+        expected("max_axis")
+    );
     let dyn_scalar = scalar.view().into_dyn();
     for keep_dim in [false, true] {
         assert_eq!(
             dynamic::sum_axis(&dyn_scalar, 0, keep_dim).unwrap_err(),
-            expected
+            expected("sum_axis")
         );
         assert_eq!(
             dynamic::mean_axis(&dyn_scalar, 0, keep_dim).unwrap_err(),
-            expected
+            expected("mean_axis")
         );
         assert_eq!(
             dynamic::max_axis(&dyn_scalar, 0, keep_dim).unwrap_err(),
-            expected
+            expected("max_axis")
         );
     }
     Ok(())
@@ -434,7 +490,7 @@ fn a_stride_zero_reduced_axis_counts_every_repeat() -> TestResult {
 
 fn sum_last<const R: usize, const S: usize, F: Float>(
     view: &View<'_, R, F>,
-) -> Result<Tensor<S, F>, TensorOpError>
+) -> Result<Tensor<S, F>, Error>
 where
     Rank<R>: RemoveAxis<Smaller = Rank<S>>,
 {
@@ -442,10 +498,10 @@ where
 }
 
 /// Softmax over the last axis, generic over the rank and the float type.
-fn softmax_last<const R: usize>(view: &View<'_, R>) -> Result<Tensor<R>, TensorOpError>
+fn softmax_last<const R: usize>(view: &View<'_, R>) -> Result<Tensor<R>, Error>
 where
     Rank<R>: llm_from_scratch::tensor::BroadcastRank<Rank<R>, Output = Rank<R>>,
-    KeepDim: ReduceDim<R, Output = Rank<R>>,
+    KeepDim: ReduceDim<Rank<R>, Output = Rank<R>>,
 {
     let max = max_axis(view, R - 1, KeepDim)?;
     let exp = map_binary(view, &max.view(), |x, m| (x - m).exp())?;

@@ -20,7 +20,7 @@ use proptest::prelude::*;
 use values::{Elem, canonical};
 
 /// The composition through the library's own ops (dynamic API).
-fn composed<F: Elem>(x: &DynView<'_, F>, axis: usize) -> Result<DynTensor<F>, TensorOpError> {
+fn composed<F: Elem>(x: &DynView<'_, F>, axis: usize) -> Result<DynTensor<F>, Error> {
     let m = dynamic::max_axis(x, axis, true)?;
     let e = dynamic::map_binary(x, &m.view(), |x, m| (x - m).exp())?;
     let z = dynamic::sum_axis(&e.view(), axis, true)?;
@@ -62,25 +62,36 @@ fn model<F: Elem>(layout: &Layout, owner: &DynTensor<F>, axis: usize) -> Vec<F> 
         .collect()
 }
 
-/// Every form of the op: (what, shape, values) or the error.
-type Run<F> = (&'static str, Result<(Vec<usize>, Vec<F>), TensorOpError>);
+/// Every form of the op: (what, whether it is the `_into` twin, shape and
+/// values or the error).
+type Run<F> = (String, bool, Result<(Vec<usize>, Vec<F>), Error>);
+
+/// The free function, the method and the `_into` twin for a view of either
+/// dimension (the same generic functions serve both).
+fn forms<F: Elem, D: Dimension>(api: &str, view: ArrayBase<&[F], D>, axis: usize) -> Vec<Run<F>> {
+    let pair = |t: ArrayBase<Vec<F>, D>| (t.shape().as_ref().to_vec(), t.into_vec());
+    let mut out = view.materialize().expect("output");
+    out.view_mut().fill(F::from_f64(7.0));
+    let into = softmax_axis_into(&view, axis, &mut out);
+    vec![
+        (api.to_string(), false, softmax_axis(&view, axis).map(pair)),
+        (
+            format!("{api} method"),
+            false,
+            view.softmax_axis(axis).map(pair),
+        ),
+        (format!("{api} _into"), true, into.map(|()| pair(out))),
+    ]
+}
 
 fn every_form<F: Elem>(view: &DynView<'_, F>, axis: usize) -> Vec<Run<F>> {
-    let pair = |t: DynTensor<F>| (t.shape().to_vec(), t.into_vec());
-    let mut runs = vec![("dynamic", dynamic::softmax_axis(view, axis).map(pair))];
-    let mut out = DynTensor::full(view.shape().to_vec(), F::from_f64(7.0)).expect("output");
-    let into = dynamic::softmax_axis_into(view, axis, &mut out);
-    runs.push(("dynamic _into", into.map(|()| pair(out))));
+    let mut runs = forms("dynamic", *view, axis);
     with_rank!(view.rank(), [0 1 2 3 4], |R| {
-        let ranked: View<'_, R, F> = view.clone().into_ranked().expect("rank");
-        let pair = |t: Tensor<R, F>| (t.shape().to_vec(), t.into_vec());
-        runs.push(("ranked", softmax_axis(&ranked, axis).map(pair)));
-        runs.push(("View method", ranked.softmax_axis(axis).map(pair)));
+        let ranked: View<'_, R, F> = view.into_ranked().expect("rank");
+        runs.extend(forms("ranked", ranked, axis));
         let owned = ranked.materialize().expect("copy");
-        runs.push(("Tensor method", owned.softmax_axis(axis).map(pair)));
-        let mut out = Tensor::full(*ranked.shape(), F::from_f64(7.0)).expect("output");
-        let into = softmax_axis_into(&ranked, axis, &mut out);
-        runs.push(("ranked _into", into.map(|()| pair(out))));
+        let pair = |t: Tensor<R, F>| (t.shape().to_vec(), t.into_vec());
+        runs.push(("Tensor method".to_string(), false, owned.softmax_axis(axis).map(pair)));
     });
     runs
 }
@@ -101,7 +112,7 @@ fn check<F: Elem>(layout: &Layout, seed: u64, axis: usize, masked: bool) {
         // The composition stops at max_axis; the softmax of nothing is empty.
         assert!(want.is_empty());
     }
-    for (what, run) in every_form(&view, axis) {
+    for (what, _, run) in every_form(&view, axis) {
         let (shape, values) = run.unwrap_or_else(|e| panic!("{what} {}: {e}", F::NAME));
         assert_eq!(shape, layout.shape, "{what}");
         assert_eq!(
@@ -162,16 +173,17 @@ proptest! {
         }
     }
 
-    /// A bad axis is `ReductionAxisOutOfBounds`, checked before the output shape of `_into`.
+    /// A bad axis is `AxisOutOfBounds`, checked before the output shape of `_into`.
     #[test]
     fn an_axis_past_the_rank_is_an_error(shape in layout::shape(4, 3), extra in 0_usize..3) {
         let rank = shape.len();
         let axis = rank + extra;
         let owner = Layout::dense(&shape).owner(|k| k as f64);
-        let want = Err(TensorOpError::ReductionAxisOutOfBounds { axis, rank });
+        let want = |op| Err(Error::AxisOutOfBounds { op, axis, rank });
         let view = owner.view();
-        for (what, run) in every_form(&view, axis) {
-            prop_assert_eq!(run.map(|(s, _)| s), want.clone(), "{}", what);
+        for (what, into, run) in every_form(&view, axis) {
+            let op = if into { "softmax_axis_into" } else { "softmax_axis" };
+            prop_assert_eq!(run.map(|(s, _)| s), want(op), "{}", what);
         }
     }
 }
@@ -215,7 +227,11 @@ fn an_empty_axis_gives_an_empty_result_and_an_empty_group_list_too() {
     let scalar = Tensor::<0>::full([], 1.0).unwrap();
     assert_eq!(
         softmax_axis(&scalar, 0),
-        Err(TensorOpError::ReductionAxisOutOfBounds { axis: 0, rank: 0 })
+        Err(Error::AxisOutOfBounds {
+            op: "softmax_axis",
+            axis: 0,
+            rank: 0
+        })
     );
 }
 
@@ -228,27 +244,35 @@ fn overflow_allocation_and_output_shape_are_typed_errors() {
         .unwrap();
     assert_eq!(
         softmax_axis(&tall, 0).map(|t| t.len()),
-        Err(TensorOpError::Tensor(TensorError::ShapeOverflow))
+        Err(Error::ShapeOverflow { op: "softmax_axis" })
     );
     // One stored value read 2^62 times (stride 0): the output cannot be reserved.
     let data = [0.5_f64];
     let broadcast = View::from_parts(&data, [1 << 62], [0], 0).unwrap();
     assert_eq!(
         softmax_axis(&broadcast, 0).map(|t| t.len()),
-        Err(TensorOpError::OutputAllocationFailed { elements: 1 << 62 })
+        Err(Error::AllocationFailed {
+            op: "softmax_axis",
+            elements: 1 << 62
+        })
     );
     let x = Tensor::from_vec([2, 2], vec![1.0, 2.0, 3.0, 4.0]).unwrap();
     let mut wrong = Tensor::<2>::zeros([2, 1]).unwrap();
     assert_eq!(
         softmax_axis_into(&x, 1, &mut wrong),
-        Err(TensorOpError::OutputShapeMismatch {
+        Err(Error::OutputShapeMismatch {
+            op: "softmax_axis_into",
             expected: vec![2, 2],
             actual: vec![2, 1]
         })
     );
     assert_eq!(
         softmax_axis_into(&x, 2, &mut wrong),
-        Err(TensorOpError::ReductionAxisOutOfBounds { axis: 2, rank: 2 })
+        Err(Error::AxisOutOfBounds {
+            op: "softmax_axis_into",
+            axis: 2,
+            rank: 2
+        })
     );
 }
 

@@ -18,8 +18,9 @@ mod layout;
 mod values;
 
 use layout::{Layout, coordinates};
+use llm_from_scratch::Error;
 use llm_from_scratch::tensor::dynamic::{self, DynTensor, DynView};
-use llm_from_scratch::tensor::{KernelTuning, SimdLevel, TensorOpError, with_kernel_tuning};
+use llm_from_scratch::tensor::{KernelTuning, SimdLevel, with_kernel_tuning};
 use proptest::prelude::*;
 use values::{Elem, canonical, exact};
 
@@ -44,7 +45,7 @@ fn under<R: Send>(simd: SimdLevel, threads: usize, body: impl FnOnce() -> R + Se
 type Outcome = (String, Result<(Vec<usize>, Vec<u64>), String>);
 
 /// Every threaded op on `view`, every axis, fresh and `_into`.
-fn outcomes<F: Elem>(view: &DynView<'_, F>) -> Vec<Outcome> {
+fn outcomes<'v, F: Elem>(view: &DynView<'v, F>) -> Vec<Outcome> {
     let bits = |t: DynTensor<F>| (t.shape().to_vec(), exact(t.as_slice()));
     let mut all = Vec::new();
     let mut push = |label: String, result: Result<(Vec<usize>, Vec<u64>), String>| {
@@ -58,10 +59,11 @@ fn outcomes<F: Elem>(view: &DynView<'_, F>) -> Vec<Outcome> {
     view.materialize_into(&mut out).expect("same shape");
     push("materialize_into".into(), Ok(bits(out)));
     for axis in 0..view.rank() {
-        type Reduce<F> = fn(&DynView<'_, F>, usize, bool) -> Result<DynTensor<F>, TensorOpError>;
-        type ReduceInto<F> =
-            fn(&DynView<'_, F>, usize, bool, &mut DynTensor<F>) -> Result<(), TensorOpError>;
-        let reductions: [(&str, Reduce<F>, ReduceInto<F>); 3] = [
+        // The generic ops at one operand type (a `DynView` of this lifetime).
+        type Reduce<'v, F> = fn(&DynView<'v, F>, usize, bool) -> Result<DynTensor<F>, Error>;
+        type ReduceInto<'v, F> =
+            fn(&DynView<'v, F>, usize, bool, &mut DynTensor<F>) -> Result<(), Error>;
+        let reductions: [(&str, Reduce<'v, F>, ReduceInto<'v, F>); 3] = [
             ("sum", dynamic::sum_axis, dynamic::sum_axis_into),
             ("mean", dynamic::mean_axis, dynamic::mean_axis_into),
             ("max", dynamic::max_axis, dynamic::max_axis_into),

@@ -19,7 +19,10 @@ fn range(start: usize, end: usize) -> Range<usize> {
     Range { start, end }
 }
 
-const OVERFLOW: TensorViewError = TensorViewError::Tensor(TensorError::ShapeOverflow);
+/// The overflow of a shape given to the public operation `op`.
+fn overflow(op: &'static str) -> Error {
+    Error::ShapeOverflow { op }
+}
 
 /// Five extents whose true product is 2^64 + 5 = 3 · 7 · 29 · 36760123 · 823996703,
 /// so a wrapping multiplication gives exactly 5.
@@ -32,7 +35,8 @@ fn reshape_to_four_by_two_needs_eight_values() {
     let owner = frozen();
     assert_eq!(
         owner.view().reshape([4, 2]).unwrap_err(),
-        TensorViewError::ReshapeElementCountMismatch {
+        Error::ReshapeElementCountMismatch {
+            op: "reshape",
             current: 6,
             requested: 8
         }
@@ -45,11 +49,11 @@ fn reshape_of_the_transpose_is_not_contiguous() -> TestResult {
     let transposed = owner.view().transpose(0, 1)?;
     assert_eq!(
         transposed.reshape([2, 3]).unwrap_err(),
-        TensorViewError::NonContiguousReshape
+        Error::NonContiguousReshape
     );
     assert_eq!(
         transposed.reshape([6]).unwrap_err(),
-        TensorViewError::NonContiguousReshape
+        Error::NonContiguousReshape
     );
     Ok(())
 }
@@ -59,7 +63,8 @@ fn slice_past_the_extent() {
     let owner = frozen();
     assert_eq!(
         owner.view().slice(1, 1..4).unwrap_err(),
-        TensorViewError::SliceEndOutOfBounds {
+        Error::SliceEndOutOfBounds {
+            op: "slice",
             axis: 1,
             end: 4,
             dimension: 3
@@ -71,10 +76,7 @@ fn slice_past_the_extent() {
 fn reshape_of_the_inner_slice_is_not_contiguous() -> TestResult {
     let owner = frozen();
     let slice = owner.view().slice(1, 1..3)?;
-    assert_eq!(
-        slice.reshape([4]).unwrap_err(),
-        TensorViewError::NonContiguousReshape
-    );
+    assert_eq!(slice.reshape([4]).unwrap_err(), Error::NonContiguousReshape);
     Ok(())
 }
 
@@ -86,13 +88,19 @@ fn reshape_overflow_wins_over_count_and_contiguity() -> TestResult {
     let view = owner.view();
     let transposed = view.transpose(0, 1)?;
     // Overflow and count mismatch.
-    assert_eq!(view.reshape([usize::MAX, 2]).unwrap_err(), OVERFLOW);
+    assert_eq!(
+        view.reshape([usize::MAX, 2]).unwrap_err(),
+        overflow("reshape")
+    );
     // Overflow and non-contiguity.
-    assert_eq!(transposed.reshape([usize::MAX, 2]).unwrap_err(), OVERFLOW);
+    assert_eq!(
+        transposed.reshape([usize::MAX, 2]).unwrap_err(),
+        overflow("reshape")
+    );
     // All three at once, the overflow hidden to the right of a zero.
     assert_eq!(
         transposed.reshape([0, usize::MAX, 2]).unwrap_err(),
-        OVERFLOW
+        overflow("reshape")
     );
     Ok(())
 }
@@ -103,14 +111,16 @@ fn reshape_count_wins_over_contiguity() -> TestResult {
     let transposed = owner.view().transpose(0, 1)?;
     assert_eq!(
         transposed.reshape([4, 2]).unwrap_err(),
-        TensorViewError::ReshapeElementCountMismatch {
+        Error::ReshapeElementCountMismatch {
+            op: "reshape",
             current: 6,
             requested: 8
         }
     );
     assert_eq!(
         transposed.reshape([usize::MAX, 0]).unwrap_err(),
-        TensorViewError::ReshapeElementCountMismatch {
+        Error::ReshapeElementCountMismatch {
+            op: "reshape",
             current: 6,
             requested: 0
         }
@@ -123,13 +133,19 @@ fn a_zero_extent_does_not_hide_an_overflow_to_its_right() -> TestResult {
     let owner: Tensor<2> = Tensor::from_vec([0, 3], vec![])?;
     let empty = owner.view();
     // The element count would match (0 == 0), but a stride overflows.
-    assert_eq!(empty.reshape([0, usize::MAX, 2]).unwrap_err(), OVERFLOW);
-    assert_eq!(empty.reshape([2, 0, usize::MAX, 2]).unwrap_err(), OVERFLOW);
+    assert_eq!(
+        empty.reshape([0, usize::MAX, 2]).unwrap_err(),
+        overflow("reshape")
+    );
+    assert_eq!(
+        empty.reshape([2, 0, usize::MAX, 2]).unwrap_err(),
+        overflow("reshape")
+    );
     // A huge extent to the left of the zero is a valid empty shape.
     assert_eq!(empty.reshape([usize::MAX, 0])?.shape(), &[usize::MAX, 0]);
     assert_eq!(
         Tensor::<3>::from_vec([0, usize::MAX, 2], vec![]).unwrap_err(),
-        TensorError::ShapeOverflow
+        Error::ShapeOverflow { op: "from_vec" }
     );
     Ok(())
 }
@@ -145,23 +161,29 @@ fn a_product_that_wraps_to_the_right_count_is_an_overflow() -> TestResult {
     assert_eq!(wrapped, 5);
 
     let five = Tensor::from_vec([5], vec![1.0, 2.0, 3.0, 4.0, 5.0])?;
-    assert_eq!(five.view().reshape(WRAPS_TO_FIVE).unwrap_err(), OVERFLOW);
+    assert_eq!(
+        five.view().reshape(WRAPS_TO_FIVE).unwrap_err(),
+        overflow("reshape")
+    );
     let mut reversed = WRAPS_TO_FIVE;
     reversed.reverse();
-    assert_eq!(five.view().reshape(reversed).unwrap_err(), OVERFLOW);
+    assert_eq!(
+        five.view().reshape(reversed).unwrap_err(),
+        overflow("reshape")
+    );
     assert_eq!(
         Tensor::from_vec(WRAPS_TO_FIVE, vec![1.0, 2.0, 3.0, 4.0, 5.0]).unwrap_err(),
-        TensorError::ShapeOverflow
+        Error::ShapeOverflow { op: "from_vec" }
     );
     // The dynamic API shares the check.
     let dynamic = DynTensor::from_vec(vec![5], vec![1.0, 2.0, 3.0, 4.0, 5.0])?;
     assert_eq!(
         dynamic.view().reshape(&WRAPS_TO_FIVE).unwrap_err(),
-        OVERFLOW
+        overflow("reshape")
     );
     assert_eq!(
         DynTensor::from_vec(WRAPS_TO_FIVE.to_vec(), vec![0.0; 5]).unwrap_err(),
-        TensorError::ShapeOverflow
+        Error::ShapeOverflow { op: "from_vec" }
     );
     Ok(())
 }
@@ -173,20 +195,32 @@ fn permute_reports_the_first_problem_from_the_left() -> TestResult {
     let cube: Tensor<3> = Tensor::zeros([2, 3, 4])?;
     let view = cube.view();
     let cases: [([usize; 3], TensorViewError); 6] = [
-        ([0, 0, 9], TensorViewError::DuplicateAxis { axis: 0 }),
+        ([0, 0, 9], Error::DuplicateAxis { axis: 0 }),
         (
             [9, 0, 0],
-            TensorViewError::AxisOutOfBounds { axis: 9, rank: 3 },
+            Error::AxisOutOfBounds {
+                op: "permute",
+                axis: 9,
+                rank: 3,
+            },
         ),
         (
             [1, 9, 1],
-            TensorViewError::AxisOutOfBounds { axis: 9, rank: 3 },
+            Error::AxisOutOfBounds {
+                op: "permute",
+                axis: 9,
+                rank: 3,
+            },
         ),
-        ([1, 1, 9], TensorViewError::DuplicateAxis { axis: 1 }),
-        ([2, 0, 2], TensorViewError::DuplicateAxis { axis: 2 }),
+        ([1, 1, 9], Error::DuplicateAxis { axis: 1 }),
+        ([2, 0, 2], Error::DuplicateAxis { axis: 2 }),
         (
             [0, 1, 3],
-            TensorViewError::AxisOutOfBounds { axis: 3, rank: 3 },
+            Error::AxisOutOfBounds {
+                op: "permute",
+                axis: 3,
+                rank: 3,
+            },
         ),
     ];
     for (axes, expected) in cases {
@@ -200,11 +234,15 @@ fn permute_reports_the_first_problem_from_the_left() -> TestResult {
     let matrix = frozen();
     assert_eq!(
         matrix.view().permute([1, 1]).unwrap_err(),
-        TensorViewError::DuplicateAxis { axis: 1 }
+        Error::DuplicateAxis { axis: 1 }
     );
     assert_eq!(
         matrix.view().permute([2, 0]).unwrap_err(),
-        TensorViewError::AxisOutOfBounds { axis: 2, rank: 2 }
+        Error::AxisOutOfBounds {
+            op: "permute",
+            axis: 2,
+            rank: 2
+        }
     );
     Ok(())
 }
@@ -215,20 +253,36 @@ fn transpose_checks_the_first_axis_then_the_second() {
     let view = owner.view();
     assert_eq!(
         view.transpose(2, 0).unwrap_err(),
-        TensorViewError::AxisOutOfBounds { axis: 2, rank: 2 }
+        Error::AxisOutOfBounds {
+            op: "transpose",
+            axis: 2,
+            rank: 2
+        }
     );
     assert_eq!(
         view.transpose(0, 5).unwrap_err(),
-        TensorViewError::AxisOutOfBounds { axis: 5, rank: 2 }
+        Error::AxisOutOfBounds {
+            op: "transpose",
+            axis: 5,
+            rank: 2
+        }
     );
     assert_eq!(
         view.transpose(7, 5).unwrap_err(),
-        TensorViewError::AxisOutOfBounds { axis: 7, rank: 2 }
+        Error::AxisOutOfBounds {
+            op: "transpose",
+            axis: 7,
+            rank: 2
+        }
     );
     let scalar = Tensor::from_vec([], vec![1.0]).expect("one value");
     assert_eq!(
         scalar.view().transpose(0, 0).unwrap_err(),
-        TensorViewError::AxisOutOfBounds { axis: 0, rank: 0 }
+        Error::AxisOutOfBounds {
+            op: "transpose",
+            axis: 0,
+            rank: 0
+        }
     );
 }
 
@@ -241,12 +295,17 @@ fn slice_checks_axis_then_order_then_bound() {
     // Axis first, even when the range is also bad.
     assert_eq!(
         view.slice(2, range(9, 1)).unwrap_err(),
-        TensorViewError::AxisOutOfBounds { axis: 2, rank: 2 }
+        Error::AxisOutOfBounds {
+            op: "slice",
+            axis: 2,
+            rank: 2
+        }
     );
     // start > end is checked before end > extent.
     assert_eq!(
         view.slice(1, range(5, 4)).unwrap_err(),
-        TensorViewError::SliceStartAfterEnd {
+        Error::SliceStartAfterEnd {
+            op: "slice",
             axis: 1,
             start: 5,
             end: 4
@@ -254,7 +313,8 @@ fn slice_checks_axis_then_order_then_bound() {
     );
     assert_eq!(
         view.slice(1, range(3, 2)).unwrap_err(),
-        TensorViewError::SliceStartAfterEnd {
+        Error::SliceStartAfterEnd {
+            op: "slice",
             axis: 1,
             start: 3,
             end: 2
@@ -262,7 +322,8 @@ fn slice_checks_axis_then_order_then_bound() {
     );
     assert_eq!(
         view.slice(1, 2..4).unwrap_err(),
-        TensorViewError::SliceEndOutOfBounds {
+        Error::SliceEndOutOfBounds {
+            op: "slice",
             axis: 1,
             end: 4,
             dimension: 3
@@ -270,7 +331,8 @@ fn slice_checks_axis_then_order_then_bound() {
     );
     assert_eq!(
         view.slice(1, 4..4).unwrap_err(),
-        TensorViewError::SliceEndOutOfBounds {
+        Error::SliceEndOutOfBounds {
+            op: "slice",
             axis: 1,
             end: 4,
             dimension: 3
@@ -278,7 +340,8 @@ fn slice_checks_axis_then_order_then_bound() {
     );
     assert_eq!(
         view.slice(0, 3..3).unwrap_err(),
-        TensorViewError::SliceEndOutOfBounds {
+        Error::SliceEndOutOfBounds {
+            op: "slice",
             axis: 0,
             end: 3,
             dimension: 2
@@ -287,7 +350,8 @@ fn slice_checks_axis_then_order_then_bound() {
     let dynamic = view.into_dyn();
     assert_eq!(
         dynamic.slice(1, range(5, 4)).unwrap_err(),
-        TensorViewError::SliceStartAfterEnd {
+        Error::SliceStartAfterEnd {
+            op: "slice",
             axis: 1,
             start: 5,
             end: 4
@@ -299,35 +363,41 @@ fn slice_checks_axis_then_order_then_bound() {
 
 #[test]
 fn every_message_names_the_numbers() {
-    let cases: Vec<(TensorViewError, &str)> = vec![
+    let cases: Vec<(Error, &str)> = vec![
         (
-            TensorViewError::ReshapeElementCountMismatch {
+            Error::ReshapeElementCountMismatch {
+                op: "reshape",
                 current: 6,
                 requested: 8,
             },
             "reshape: the view holds 6 elements, the requested shape holds 8",
         ),
         (
-            TensorViewError::NonContiguousReshape,
+            Error::NonContiguousReshape,
             "reshape: the view is not row-major contiguous; reshape never copies, call materialize() first",
         ),
         (
-            TensorViewError::PermutationLengthMismatch {
+            Error::PermutationLengthMismatch {
                 expected: 2,
                 actual: 3,
             },
             "permute: the axis list has 3 entries, the view has rank 2",
         ),
         (
-            TensorViewError::DuplicateAxis { axis: 0 },
+            Error::DuplicateAxis { axis: 0 },
             "permute: axis 0 appears more than once",
         ),
         (
-            TensorViewError::AxisOutOfBounds { axis: 9, rank: 3 },
-            "axis 9 is out of bounds for a view of rank 3",
+            Error::AxisOutOfBounds {
+                op: "permute",
+                axis: 9,
+                rank: 3,
+            },
+            "permute: axis 9 is out of bounds for rank 3",
         ),
         (
-            TensorViewError::SliceStartAfterEnd {
+            Error::SliceStartAfterEnd {
+                op: "slice",
                 axis: 1,
                 start: 5,
                 end: 4,
@@ -335,7 +405,8 @@ fn every_message_names_the_numbers() {
             "slice: on axis 1 the start 5 is after the end 4",
         ),
         (
-            TensorViewError::SliceEndOutOfBounds {
+            Error::SliceEndOutOfBounds {
+                op: "slice",
                 axis: 1,
                 end: 4,
                 dimension: 3,
@@ -343,54 +414,114 @@ fn every_message_names_the_numbers() {
             "slice: on axis 1 the end 4 is past the extent 3",
         ),
         (
-            TensorViewError::OutputShapeMismatch {
+            Error::OutputShapeMismatch {
+                op: "materialize_into",
                 expected: vec![3, 2],
                 actual: vec![2, 3],
             },
-            "materialize_into: the output has shape [2, 3], the view has shape [3, 2]",
+            "materialize_into: the result has shape [3, 2], the output has shape [2, 3]",
         ),
         (
-            TensorViewError::Tensor(TensorError::IndexOutOfBounds {
+            Error::IndexOutOfBounds {
+                op: "get",
                 axis: 1,
                 index: 3,
                 dimension: 3,
-            }),
-            "index out of bounds: index 3 on axis 1 of extent 3",
+            },
+            "get: index 3 on axis 1 of extent 3 is out of bounds",
         ),
         (
-            TensorViewError::Tensor(TensorError::ElementCountMismatch {
+            Error::ElementCountMismatch {
+                op: "from_vec",
                 expected: 6,
                 actual: 5,
-            }),
-            "element count mismatch: the shape needs 6 values, 5 were given",
+            },
+            "from_vec: the shape needs 6 values, 5 were given",
         ),
         (
-            TensorViewError::Tensor(TensorError::RankMismatch {
+            Error::RankMismatch {
+                op: "into_ranked",
                 expected: 3,
                 actual: 2,
-            }),
-            "rank mismatch: expected rank 3, got rank 2",
+            },
+            "into_ranked: expected rank 3, got rank 2",
         ),
         (
-            TensorViewError::Tensor(TensorError::AllocationFailed { elements: 7 }),
-            "allocation failed: could not reserve storage for 7 elements",
+            Error::AllocationFailed {
+                op: "materialize",
+                elements: 7,
+            },
+            "materialize: could not reserve storage for 7 elements",
         ),
         (
-            OVERFLOW,
-            "shape overflow: an element count, stride or offset of this shape does not fit in usize",
+            overflow("reshape"),
+            "reshape: shape overflow: an element count, stride or offset does not fit in usize",
         ),
     ];
     for (error, message) in cases {
         assert_eq!(error.to_string(), message);
     }
-    // The out-of-bounds message names both sizes.
-    let out_of_bounds = TensorViewError::ViewOutOfBounds {
+    // The out-of-bounds message names the operation and both sizes.
+    let out_of_bounds = Error::ViewOutOfBounds {
+        op: "View::from_parts",
         required_len: 7,
         available: 6,
     }
     .to_string();
-    assert!(
-        out_of_bounds.contains('7') && out_of_bounds.contains('6'),
-        "{out_of_bounds}"
+    assert_eq!(
+        out_of_bounds,
+        "View::from_parts: the layout needs 7 elements of storage, the data holds 6"
     );
+}
+
+/// The errors come with the operation the caller called, whichever
+/// operation did the failing check inside.
+#[test]
+fn errors_name_the_public_operation_called() -> TestResult {
+    let owner = frozen();
+    let view = owner.view();
+    assert_eq!(
+        view.slice(1, 0..9).unwrap_err().to_string(),
+        "slice: on axis 1 the end 9 is past the extent 3"
+    );
+    assert_eq!(
+        view.slice_step(1, 0..9, 2).unwrap_err(),
+        Error::SliceEndOutOfBounds {
+            op: "slice_step",
+            axis: 1,
+            end: 9,
+            dimension: 3
+        }
+    );
+    assert_eq!(
+        view.split_at(1, 4).unwrap_err(),
+        Error::SliceEndOutOfBounds {
+            op: "split_at",
+            axis: 1,
+            end: 4,
+            dimension: 3
+        }
+    );
+    assert_eq!(
+        view.reshape_strided([4, 2]).unwrap_err(),
+        Error::ReshapeElementCountMismatch {
+            op: "reshape_strided",
+            current: 6,
+            requested: 8
+        }
+    );
+    assert_eq!(
+        view.reshape_strided([usize::MAX, 2]).unwrap_err(),
+        overflow("reshape_strided")
+    );
+    assert_eq!(
+        view.select(0, 2).unwrap_err(),
+        Error::IndexOutOfBounds {
+            op: "select",
+            axis: 0,
+            index: 2,
+            dimension: 2
+        }
+    );
+    Ok(())
 }

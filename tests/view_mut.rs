@@ -11,14 +11,14 @@ type TestResult = Result<(), Error>;
 fn each_head_of_a_cache_is_written_through_its_own_view() -> TestResult {
     // A [T, H, D] = [2, 3, 2] cache: the heads interleave in memory.
     let mut cache = Tensor::<3>::zeros([2, 3, 2])?;
-    for (h, mut head) in cache.view_mut().axis_iter_mut(1)?.enumerate() {
+    for (h, mut head) in cache.view_mut().axis_iter(1)?.enumerate() {
         head.fill(h as f64 + 1.0); // [T, D] of head h
     }
     assert_eq!(
         cache.as_slice(),
         &[1.0, 1.0, 2.0, 2.0, 3.0, 3.0, 1.0, 1.0, 2.0, 2.0, 3.0, 3.0]
     );
-    let (mut first, mut rest) = cache.view_mut().split_at_mut(1, 1)?;
+    let (mut first, mut rest) = cache.view_mut().split_at(1, 1)?;
     first.map_inplace(|x| -x);
     rest.zip_map_inplace(&Tensor::from_vec([2], vec![10.0, 20.0])?, |x, add| x + add)?;
     assert_eq!(
@@ -29,7 +29,7 @@ fn each_head_of_a_cache_is_written_through_its_own_view() -> TestResult {
     );
     let backwards: Vec<f64> = cache
         .view_mut()
-        .axis_chunks_iter_mut(0, 1)?
+        .axis_chunks_iter(0, 1)?
         .rev()
         .map(|chunk| chunk.get([0, 2, 1]).unwrap())
         .collect();
@@ -77,33 +77,85 @@ fn mutable_views_reject_bad_input_with_typed_errors() -> TestResult {
     let wrong = Tensor::from_vec([2], vec![1.0, 2.0])?;
     assert_eq!(
         x.view_mut().assign(&wrong),
-        Err(TensorViewError::IncompatibleBroadcast {
+        Err(Error::IncompatibleBroadcast {
+            op: "assign",
             axis: 1,
-            extent: 2,
-            target: 3
+            left_dimension: 2,
+            right_dimension: 3
         })
     );
     assert_eq!(
         x.view_mut().set([2, 0], 1.0),
-        Err(TensorViewError::Tensor(TensorError::IndexOutOfBounds {
+        Err(Error::IndexOutOfBounds {
+            op: "set",
             axis: 0,
             index: 2,
             dimension: 2
-        }))
+        })
     );
     let mut data = [0.0; 4];
     assert!(matches!(
         ViewMut::from_parts(&mut data, [2, 2], [1, 1], 0),
-        Err(TensorViewError::OverlappingMutableView { .. })
+        Err(Error::OverlappingMutableView { .. })
     ));
     let mut d = DynTensor::zeros(vec![2, 2])?;
     let three = DynTensor::from_vec(vec![2, 1, 2], vec![0.0; 4])?;
     assert_eq!(
         d.view_mut().assign(&three.view()),
-        Err(TensorViewError::BroadcastRankTooSmall {
+        Err(Error::BroadcastRankTooSmall {
+            op: "assign",
             rank: 3,
             target_rank: 2
         })
     );
+    Ok(())
+}
+
+#[test]
+fn an_exclusive_mutable_view_after_transforms_is_an_operand() -> TestResult {
+    // [2, 3, 4] -> columns 1..3 of every row, transposed: the same layout
+    // as a view and as an exclusive mutable view.
+    let mut x = Tensor::from_fn([2, 3, 4], |[b, i, j]| (100 * b + 10 * i + j) as f64)?;
+    let want = x.view().slice(2, 1..3)?.transpose(1, 2)?.materialize()?;
+    let sums = sum_axis(&want, 2, RemoveDim)?;
+    let w = Tensor::from_fn([3, 2], |[i, j]| (i + 2 * j) as f64)?;
+    let products = matmul(&want, &w)?;
+    let mut m = x.view_mut().slice(2, 1..3)?.transpose(1, 2)?; // [2, 2, 3]
+    assert_eq!((m.shape(), m.strides()), (&[2, 2, 3], &[12, 1, 4]));
+    assert_eq!(m.materialize()?, want);
+    assert_eq!(sum_axis(&m, 2, RemoveDim)?, sums);
+    assert_eq!(m.sum_axis(2, RemoveDim)?, sums);
+    assert_eq!(matmul(&m, &w)?, products);
+    assert_eq!(m.view().materialize()?, want);
+    // What is written through it is what the operations read, without a copy.
+    m.map_inplace(|v| -v);
+    assert_eq!(sum_axis(&m, 2, RemoveDim)?, map_unary(&sums, |s: f64| -s)?);
+    assert_eq!(
+        map_binary(&m.reborrow(), &want, |a, b| a + b)?,
+        Tensor::<3>::zeros([2, 2, 3])?
+    );
+    let dynamic = m.into_dyn();
+    assert_eq!(
+        sum_axis(&dynamic, 2, false)?.as_slice(),
+        map_unary(&sums, |s: f64| -s)?.as_slice()
+    );
+    assert_eq!(x.get([1, 2, 2])?, &-122.0);
+    assert_eq!(x.get([1, 2, 3])?, &123.0); // outside the slice
+    Ok(())
+}
+
+#[test]
+fn split_pieces_are_cell_views_that_read_and_split_further() -> TestResult {
+    let mut x = Tensor::from_fn([2, 4], |[i, j]| (10 * i + j) as f64)?;
+    let cells = x.view_mut().into_cells();
+    let (left, right) = cells.split_at(1, 2)?; // two [2, 2] pieces, interleaved
+    let [mut a, mut b] = right.transpose(0, 1)?.chunk::<2>(0)?; // columns 2 and 3
+    assert_eq!(left.materialize()?.as_slice(), &[0.0, 1.0, 10.0, 11.0]);
+    assert_eq!(a.materialize()?.as_slice(), &[2.0, 12.0]);
+    assert_eq!((a.get([0, 1])?, b.get([0, 0])?), (12.0, 3.0));
+    a.fill(-1.0);
+    b.set([0, 1], 99.0)?;
+    assert_eq!(left.get([1, 1])?, 11.0);
+    assert_eq!(x.as_slice(), &[0.0, 1.0, -1.0, 3.0, 10.0, 11.0, -1.0, 99.0]);
     Ok(())
 }

@@ -142,7 +142,7 @@ struct Chain<'a> {
 /// Runs `op` on the three worlds; on success they move to the picked piece.
 fn step<'a>(op: &Op, chain: &mut Chain<'a>, data: &[Value]) -> Result<(), TestCaseError> {
     if let Op::Old(Request::Get(index)) = op {
-        let expected = expected_offset(&chain.model, index).map(|offset| data[offset]);
+        let expected = expected_offset(&chain.model, index, "get").map(|offset| data[offset]);
         prop_assert_eq!(chain.dynamic.get(index).copied(), expected.clone());
         if let Some(ranked) = &chain.ranked {
             prop_assert_eq!(ranked.get(index), expected);
@@ -163,16 +163,11 @@ fn step<'a>(op: &Op, chain: &mut Chain<'a>, data: &[Value]) -> Result<(), TestCa
         _ => {}
     }
     let broadcast = |r: Ranked<'a>, target: &Vec<usize>| r.broadcast_to(target);
-    let ranked = chain.ranked.and_then(|r| ranked_apply!(op, r, broadcast));
-    let broadcast = |d: &Dynamic<'a>, target: &Vec<usize>| d.broadcast_to(target);
-    let dynamic = dynamic_apply!(
-        op,
-        &chain.dynamic,
-        split_at,
-        axis_iter,
-        axis_chunks_iter,
-        broadcast
-    );
+    let ranked = chain
+        .ranked
+        .and_then(|r| ranked_apply!(op, r, broadcast, Ranked<'a>));
+    let broadcast = |d: Dynamic<'a>, target: &Vec<usize>| d.broadcast_to(target);
+    let dynamic = dynamic_apply!(op, chain.dynamic, broadcast, Dynamic<'a>);
     let outcome = Outcome {
         model: expected(op, &chain.model),
         ranked,
@@ -220,7 +215,7 @@ fn step<'a>(op: &Op, chain: &mut Chain<'a>, data: &[Value]) -> Result<(), TestCa
             }
             let k = pick(op, models.len());
             chain.ranked = ranked.map(|mut pieces| pieces.swap_remove(k));
-            chain.dynamic = dynamic[k].clone();
+            chain.dynamic = dynamic[k];
             chain.model = models[k].clone();
         }
     }
@@ -297,7 +292,7 @@ proptest! {
     #[test]
     fn valid_chains_of_every_operation_agree_with_the_model(shape in shapes(), seeds in seeds(false, 10)) {
         let data = distinct_values(count(&shape));
-        let strides = row_major_strides(&shape).expect("small");
+        let strides = row_major_strides(&shape, "from_vec").expect("small");
         run(start(&data, &shape, &strides, 0), &data, &seeds)?;
     }
 
@@ -306,7 +301,7 @@ proptest! {
     #[test]
     fn wild_requests_return_the_specified_error(shape in shapes(), seeds in seeds(true, 12)) {
         let data = distinct_values(count(&shape));
-        let strides = row_major_strides(&shape).expect("small");
+        let strides = row_major_strides(&shape, "from_vec").expect("small");
         run(start(&data, &shape, &strides, 0), &data, &seeds)?;
     }
 
@@ -393,7 +388,7 @@ fn every_operation_succeeds_and_fails_many_times() -> Result<(), TestCaseError> 
         let strides: Vec<usize> = if case % 3 == 0 {
             shape.iter().map(|_| seeds.below(8)).collect()
         } else {
-            row_major_strides(&shape).expect("small")
+            row_major_strides(&shape, "from_vec").expect("small")
         };
         let base = seeds.below(4);
         let data = distinct_values(layouts::reach(&shape, &strides, base));

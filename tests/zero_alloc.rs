@@ -6,9 +6,12 @@
 //! `select`, `broadcast_to`, `slice_step`, `split_at`, `chunk`), the axis
 //! iterators and their `next` / `next_back`, and the mutable views'
 //! transforms, pieces and writes (`set`, `fill`, `map_inplace`, `assign`,
-//! `zip_map_inplace`), ranked and dynamic (inline up to rank 12), and
-//! their typed errors; and the `_into` twins of the gathers, `argmax_axis`
-//! and `softmax_axis` write into the caller's tensor without any allocation.
+//! `zip_map_inplace`), ranked and dynamic, and their typed errors; and the
+//! `_into` twins of the gathers, `argmax_axis` and `softmax_axis` write into
+//! the caller's tensor without any allocation, an exclusive mutable view as
+//! their input too. A dynamic view holds its axes inline (at most 32,
+//! `MAX_DYN_RANK`): it is `Copy`, and no transform of it allocates at any
+//! rank up to 32; a 33rd axis is a typed error, not a heap allocation.
 //!
 //! The counter is per thread, so tests running in parallel do not see each
 //! other's allocations.
@@ -126,18 +129,16 @@ fn rejected_requests_do_not_allocate() {
     let transposed = view.transpose(0, 1).expect("axes in range");
     let (error, count) = allocations(|| transposed.reshape(black_box([120])));
     assert_eq!(count, 0);
-    assert_eq!(error.unwrap_err(), TensorViewError::NonContiguousReshape);
+    assert_eq!(error.unwrap_err(), Error::NonContiguousReshape);
     let (error, count) = allocations(|| view.permute(black_box([0, 0, 1, 2])));
     assert_eq!(count, 0);
-    assert_eq!(
-        error.unwrap_err(),
-        TensorViewError::DuplicateAxis { axis: 0 }
-    );
+    assert_eq!(error.unwrap_err(), Error::DuplicateAxis { axis: 0 });
     let (error, count) = allocations(|| view.slice(black_box(3), black_box(2..9)));
     assert_eq!(count, 0);
     assert_eq!(
         error.unwrap_err(),
-        TensorViewError::SliceEndOutOfBounds {
+        Error::SliceEndOutOfBounds {
+            op: "slice",
             axis: 3,
             end: 9,
             dimension: 5
@@ -316,7 +317,7 @@ fn axis_iterators_do_not_allocate() {
         let mut items = view.axis_iter(black_box(1))?;
         let first = items.next().map(|row| row.base_offset());
         let last = items.next_back().map(|row| row.base_offset());
-        Ok::<_, TensorViewError>((first, last, items.len()))
+        Ok::<_, Error>((first, last, items.len()))
     });
     assert_eq!(count, 0, "axis_iter, next, next_back");
     assert_eq!(rows.expect("axis 1"), (Some(0), Some(24), 1));
@@ -366,7 +367,7 @@ fn dynamic_view_operations_do_not_allocate() {
             .broadcast_to(black_box(&[3, 4]))?
             .slice_step(1, 0..4, 3)?;
         let (left, _) = bias.split_at(0, 1)?;
-        Ok::<_, TensorViewError>(left)
+        Ok::<_, Error>(left)
     });
     assert_eq!(count, 0, "dynamic chain of every view operation");
     let left = chain.expect("valid chain");
@@ -386,14 +387,14 @@ fn mutable_views_write_without_allocating() {
         all.reborrow().slice(1, 2..4)?.fill(-1.0);
         all.reborrow().map_inplace(|x| x * 2.0);
         all.reborrow().zip_map_inplace(&row, |x, r| x + r)?;
-        let (mut first, mut rest) = all.reborrow().split_at_mut(0, 1)?;
+        let (mut first, mut rest) = all.reborrow().split_at(0, 1)?;
         first.set([0, 3, 2], 0.5)?;
         rest.fill(0.0);
         let [mut a, _, _] = all.reborrow().chunk::<3>(2)?;
         a.fill(9.0);
-        let mut heads = all.reborrow().axis_iter_mut(0)?;
+        let mut heads = all.reborrow().axis_iter(0)?;
         heads.next_back().expect("two heads").fill(3.0);
-        let mut blocks = all.reborrow().axis_chunks_iter_mut(1, 3)?;
+        let mut blocks = all.reborrow().axis_chunks_iter(1, 3)?;
         blocks.next().expect("one block").set([0, 0, 1], 7.0)?;
         let merged = all
             .reborrow()
@@ -420,15 +421,112 @@ fn mutable_views_write_without_allocating() {
         all.reborrow().fill(1.0);
         all.reborrow().map_inplace(|x| x + 1.0);
         all.reborrow().zip_map_inplace(&row.view(), |x, r| x * r)?;
-        let (_, mut rest) = all.reborrow().split_at_mut(1, 2)?;
+        let (_, mut rest) = all.reborrow().split_at(1, 2)?;
         rest.set(&[1, 1, 2], -5.0)?;
-        let mut heads = all.reborrow().axis_iter_mut(0)?;
+        let mut heads = all.reborrow().axis_iter(0)?;
         heads.next().expect("two heads").slice(0, 3..4)?.fill(8.0);
         all.get(&[1, 3, 2])
     });
     assert_eq!(count, 0, "dynamic view_mut, transforms, pieces and writes");
     assert_eq!(result, Ok(-5.0));
     assert_eq!(dynamic.get(&[0, 3, 1]).copied(), Ok(8.0));
+}
+
+#[test]
+fn a_dynamic_view_is_copy_and_never_allocates_up_to_rank_32() {
+    let source = owner().into_dyn(); // [2, 3, 4, 5]
+    let view = source.view();
+    let (copies, count) = allocations(|| {
+        let first = black_box(view); // a copy: `view` stays usable
+        let second = first;
+        (first.base_offset(), second.rank(), view.len())
+    });
+    assert_eq!((copies, count), ((0, 4, 120), 0), "copies of a DynView");
+    let mut shape = [1_usize; 32];
+    shape[28..].copy_from_slice(&[2, 3, 4, 5]); // rank 32
+    let (chain, count) = allocations(|| {
+        let wide = view.reshape(black_box(&shape[..]))?;
+        let reversed: [usize; 32] = std::array::from_fn(|k| 31 - k);
+        let back = wide.permute(black_box(&reversed[..]))?; // [5, 4, 3, 2, 1, ..]
+        let picked = back
+            .transpose(0, 31)?
+            .transpose(31, 0)?
+            .slice(1, 1..3)? // c in 1..3
+            .slice_step(2, 0..3, 2)? // b in {0, 2}
+            .select(0, 4)? // d = 4: rank 31, [c, b, a, 1, ..]
+            .unsqueeze(0)? // rank 32
+            .squeeze(0)?
+            .split_axis(0, [1, 2])? // rank 32
+            .merge_axes(0)?
+            .reshape_strided(black_box(&[2, 2, 2][..]))?; // [c, b, a]
+        let [left, _] = picked.chunk::<2>(0)?;
+        let (top, _) = wide.split_at(28, 1)?;
+        let rows = wide
+            .axis_iter(30)?
+            .rev()
+            .map(|p| p.base_offset())
+            .sum::<usize>();
+        let copied = picked; // still a copy
+        Ok::<_, Error>((left, copied, top.len(), rows))
+    });
+    assert_eq!(count, 0, "rank-32 dynamic transforms, copies and pieces");
+    let (left, copied, top, rows) = chain.expect("valid chain");
+    assert_eq!(
+        (left.shape(), copied.shape()),
+        (&[1, 2, 2][..], &[2, 2, 2][..])
+    );
+    assert_eq!(copied.get(&[1, 1, 1]).copied(), Ok(1224.0));
+    assert_eq!((top, rows), (60, 5 + 10 + 15));
+    let mut longer = shape.to_vec();
+    longer.push(1);
+    let (refused, count) = allocations(|| {
+        [
+            view.reshape(black_box(&longer[..])).err(),
+            view.reshape(black_box(&shape[..]))
+                .and_then(|wide| wide.unsqueeze(32))
+                .err(),
+        ]
+    });
+    assert_eq!(count, 0, "a 33rd axis is refused without allocating");
+    assert_eq!(
+        refused,
+        [
+            Some(Error::RankTooLarge {
+                op: "reshape",
+                rank: 33,
+                maximum: 32
+            }),
+            Some(Error::RankTooLarge {
+                op: "unsqueeze",
+                rank: 33,
+                maximum: 32
+            }),
+        ]
+    );
+}
+
+#[test]
+fn an_exclusive_mutable_view_is_an_operand_without_allocating() {
+    let mut source = packed(); // [2, 3, 12]
+    let mut picked = Tensor::<3>::zeros([2, 12, 2]).expect("small");
+    let mut probabilities = Tensor::<3>::zeros([2, 12, 3]).expect("small");
+    let mut positions = Tensor::<2, usize>::zeros([2, 12]).expect("small");
+    let (result, count) = allocations(|| {
+        let mut x = source.view_mut().transpose(1, 2)?; // [2, 12, 3]
+        x.map_inplace(|v| v / 100.0);
+        index_select_into(&x, 2, black_box(&[2, 0]), &mut picked)?;
+        softmax_axis_into(&x, 2, &mut probabilities)?;
+        argmax_axis_into(&x, 2, RemoveDim, &mut positions)?;
+        let cells = x.into_cells();
+        let (_, mut last) = cells.split_at(2, 2)?;
+        last.set([1, 11, 0], -1.0)?;
+        last.get([0, 0, 0])
+    });
+    assert_eq!(count, 0, "a ViewMut as the input of the _into ops");
+    assert_eq!(result, Ok(0.2));
+    assert_eq!(picked.get([1, 11, 0]).copied(), Ok(1.31));
+    assert!(positions.as_slice().iter().all(|&p| p == 2));
+    assert_eq!(source.get([1, 2, 11]).copied(), Ok(-1.0));
 }
 
 #[test]

@@ -1,19 +1,25 @@
-//! The ranked view types, `View<'a, R, T>` and `ViewMut<'a, R, T>`, at a
-//! rank chosen at run time (0 to 8, `MAX_RANK`): one enum per type whose
-//! methods call the statically ranked methods, so a property or fixture test
-//! can run one chain of view operations whose rank changes on the way. An
-//! operation the ranked API cannot express at a rank (adding an axis at
-//! rank 8, removing one at rank 0, `chunk::<N>` for an `N` not listed,
-//! `broadcast_to` a smaller rank: each a compile error there) returns `None`.
+//! The ranked view types, `View<'a, R, T>`, `ViewMut<'a, R, T>` (an
+//! exclusive mutable view, an operand) and `CellView<'a, R, T>` (a piece of
+//! a split mutable view), at a rank chosen at run time (0 to 8, `MAX_RANK`):
+//! [`RankedView`], [`RankedMut`] and [`RankedCells`], one enum per type
+//! whose methods call the statically ranked methods (the splits of a
+//! `RankedMut` give `RankedCells` pieces, as those of a `ViewMut` give
+//! `CellView`s), so a property or fixture test can run one chain of view
+//! operations whose rank changes on the way. An operation the ranked API
+//! cannot express at a rank (adding an axis at rank 8, removing one at rank
+//! 0, `chunk::<N>` for an `N` not listed, `broadcast_to` a smaller rank:
+//! each a compile error there) returns `None`.
 //!
 //! Include with `#[path = "common/ranked_views.rs"] mod ranked_views;`
 //! next to `mod common;` (for `with_rank!`). Each test uses a subset.
 #![allow(dead_code)]
 
 use crate::common::with_rank;
-use llm_from_scratch::tensor::{Rank, RankAtMost, TensorViewError, View, ViewMut};
+use llm_from_scratch::Error;
+use llm_from_scratch::tensor::ops::{map_binary, map_unary};
+use llm_from_scratch::tensor::{CellView, Rank, RankAtMost, View, ViewMut};
 
-pub type E = TensorViewError;
+pub type E = Error;
 
 /// A slice of the right length as an array; lengths are matched by the callers.
 pub fn array<const N: usize>(values: &[usize]) -> [usize; N] {
@@ -55,12 +61,13 @@ pub fn both_ends<V>(mut items: impl DoubleEndedIterator<Item = V> + ExactSizeIte
     front
 }
 
-/// Defines a run-time-rank enum over a ranked view type with the operations
-/// both view types share; `$split_at`, `$axis_iter` and `$axis_chunks_iter`
-/// are the type's names for them (`_mut` for `ViewMut`).
+/// Defines a run-time-rank enum over a ranked array type with the
+/// operations every view type shares. `$Piece` is the enum of the pieces its
+/// splits (`split_at`, `chunk`, `axis_iter`, `axis_chunks_iter`) give: the
+/// type itself for `View` and `CellView`, `CellView`s for `ViewMut`.
 macro_rules! ranked_enum {
-    ($Name:ident, $View:ident, $split_at:ident, $axis_iter:ident, $axis_chunks_iter:ident) => {
-        /// A view of rank 0 to 8 (each arm the statically ranked type).
+    ($Name:ident, $View:ident, $Piece:ident) => {
+        /// An array of rank 0 to 8 (each arm the statically ranked type).
         pub enum $Name<'a, T> {
             R0($View<'a, 0, T>),
             R1($View<'a, 1, T>),
@@ -115,12 +122,12 @@ macro_rules! ranked_enum {
             /// `None` for a target rank above 8.
             pub fn reshape(self, shape: &[usize]) -> Option<Result<Self, E>> {
                 each!($Name, self, v => with_rank!(shape.len(), [0 1 2 3 4 5 6 7 8],
-                    |S| Some(v.reshape::<S>(array(shape)).map(Self::from)), _ => None))
+                    |S| Some(v.reshape(array::<S>(shape)).map(Self::from)), _ => None))
             }
             /// `None` for a target rank above 8.
             pub fn reshape_strided(self, shape: &[usize]) -> Option<Result<Self, E>> {
                 each!($Name, self, v => with_rank!(shape.len(), [0 1 2 3 4 5 6 7 8],
-                    |S| Some(v.reshape_strided::<S>(array(shape)).map(Self::from)), _ => None))
+                    |S| Some(v.reshape_strided(array::<S>(shape)).map(Self::from)), _ => None))
             }
             pub fn split_axis(self, axis: usize, extents: [usize; 2]) -> Option<Result<Self, E>> {
                 grow!($Name, self, v => v.split_axis(axis, extents).map(Self::from))
@@ -137,26 +144,48 @@ macro_rules! ranked_enum {
             pub fn select(self, axis: usize, index: usize) -> Option<Result<Self, E>> {
                 shrink!($Name, self, v => v.select(axis, index).map(Self::from))
             }
-            pub fn split_at(self, axis: usize, index: usize) -> Result<(Self, Self), E> {
-                each!($Name, self, v => v.$split_at(axis, index).map(|(a, b)| (a.into(), b.into())))
+            #[allow(clippy::type_complexity)]
+            pub fn split_at(
+                self,
+                axis: usize,
+                index: usize,
+            ) -> Result<($Piece<'a, T>, $Piece<'a, T>), E> {
+                each!($Name, self, v => v.split_at(axis, index).map(|(a, b)| (a.into(), b.into())))
             }
             /// `chunk::<N>` for `N` in 1 to 4; `None` for another `N`.
-            pub fn chunk(self, axis: usize, parts: usize) -> Option<Result<Vec<Self>, E>> {
-                each!($Name, self, v => match parts {
-                    1 => Some(v.chunk::<1>(axis).map(|p| p.into_iter().map(Self::from).collect())),
-                    2 => Some(v.chunk::<2>(axis).map(|p| p.into_iter().map(Self::from).collect())),
-                    3 => Some(v.chunk::<3>(axis).map(|p| p.into_iter().map(Self::from).collect())),
-                    4 => Some(v.chunk::<4>(axis).map(|p| p.into_iter().map(Self::from).collect())),
-                    _ => None,
+            pub fn chunk(
+                self,
+                axis: usize,
+                parts: usize,
+            ) -> Option<Result<Vec<$Piece<'a, T>>, E>> {
+                each!($Name, self, v => {
+                    let all = |p: Vec<_>| -> Vec<$Piece<'a, T>> {
+                        p.into_iter().map($Piece::from).collect()
+                    };
+                    match parts {
+                        1 => Some(v.chunk::<1>(axis).map(|p| all(Vec::from(p)))),
+                        2 => Some(v.chunk::<2>(axis).map(|p| all(Vec::from(p)))),
+                        3 => Some(v.chunk::<3>(axis).map(|p| all(Vec::from(p)))),
+                        4 => Some(v.chunk::<4>(axis).map(|p| all(Vec::from(p)))),
+                        _ => None,
+                    }
                 })
             }
             /// The pieces of `axis_iter` (rank - 1), taken from both ends.
-            pub fn axis_iter(self, axis: usize) -> Option<Result<Vec<Self>, E>> {
-                shrink!($Name, self, v => v.$axis_iter(axis).map(|items| both_ends(items.map(Self::from))))
+            pub fn axis_iter(self, axis: usize) -> Option<Result<Vec<$Piece<'a, T>>, E>> {
+                shrink!($Name, self, v => v
+                    .axis_iter(axis)
+                    .map(|items| both_ends(items.map($Piece::from))))
             }
             /// The pieces of `axis_chunks_iter`, taken from both ends.
-            pub fn axis_chunks_iter(self, axis: usize, size: usize) -> Result<Vec<Self>, E> {
-                each!($Name, self, v => v.$axis_chunks_iter(axis, size).map(|items| both_ends(items.map(Self::from))))
+            pub fn axis_chunks_iter(
+                self,
+                axis: usize,
+                size: usize,
+            ) -> Result<Vec<$Piece<'a, T>>, E> {
+                each!($Name, self, v => v
+                    .axis_chunks_iter(axis, size)
+                    .map(|items| both_ends(items.map($Piece::from))))
             }
         }
     };
@@ -202,6 +231,24 @@ macro_rules! shrink {
     };
 }
 
+/// `Some($body)` for two arrays of the same rank, `None` for different ranks.
+macro_rules! same_rank {
+    ($pair:expr, |$l:pat_param, $r:pat_param| $body:expr, [$L:ident, $R:ident]) => {
+        match $pair {
+            ($L::R0($l), $R::R0($r)) => Some($body),
+            ($L::R1($l), $R::R1($r)) => Some($body),
+            ($L::R2($l), $R::R2($r)) => Some($body),
+            ($L::R3($l), $R::R3($r)) => Some($body),
+            ($L::R4($l), $R::R4($r)) => Some($body),
+            ($L::R5($l), $R::R5($r)) => Some($body),
+            ($L::R6($l), $R::R6($r)) => Some($body),
+            ($L::R7($l), $R::R7($r)) => Some($body),
+            ($L::R8($l), $R::R8($r)) => Some($body),
+            _ => None,
+        }
+    };
+}
+
 /// The pairs of ranks `M <= R` (the `RankAtMost` table): `$body` for the
 /// listed pairs of `($small, $large)`, `None` for the others.
 macro_rules! at_most {
@@ -227,14 +274,9 @@ macro_rules! at_most {
     };
 }
 
-ranked_enum!(RankedView, View, split_at, axis_iter, axis_chunks_iter);
-ranked_enum!(
-    RankedMut,
-    ViewMut,
-    split_at_mut,
-    axis_iter_mut,
-    axis_chunks_iter_mut
-);
+ranked_enum!(RankedView, View, RankedView);
+ranked_enum!(RankedMut, ViewMut, RankedCells);
+ranked_enum!(RankedCells, CellView, RankedCells);
 
 /// A rank as a value (`Rank<N>` in the arm of rank `N`), to pair with a
 /// view's rank in [`at_most!`].
@@ -302,44 +344,77 @@ impl<'a, T: Copy> RankedView<'a, T> {
     }
 }
 
-impl<'a, T: Copy> RankedMut<'a, T> {
+/// The coordinate reads and the writes of the two writable kinds (an
+/// exclusive `ViewMut` and a `CellView` piece), which share their names.
+macro_rules! writes {
+    ($Name:ident) => {
+        impl<T: Copy + Send + Sync> $Name<'_, T> {
+            pub fn get(&self, index: &[usize]) -> Result<T, E> {
+                each!($Name, self, v => v.get(array(index)))
+            }
+            pub fn set(&mut self, index: &[usize], value: T) -> Result<(), E> {
+                each!($Name, self, v => v.set(array(index), value))
+            }
+            pub fn fill(&mut self, value: T) {
+                each!($Name, self, v => v.fill(value))
+            }
+            pub fn map_inplace(&mut self, f: impl FnMut(T) -> T) {
+                each!($Name, self, v => v.map_inplace(f))
+            }
+            /// The values, through `materialize`.
+            pub fn values(&self) -> Result<Vec<T>, E> {
+                each!($Name, self, v => v.materialize().map(|t| t.into_vec()))
+            }
+            /// `None` when the source has the larger rank (it does not compile).
+            pub fn assign(&mut self, source: &RankedView<'_, T>) -> Option<Result<(), E>> {
+                at_most!((*source, self), |s, d| d.assign(&s), [RankedView, $Name])
+            }
+            /// `None` when the source has the larger rank (it does not compile).
+            pub fn zip_map_inplace<U: Copy>(
+                &mut self,
+                source: &RankedView<'_, U>,
+                f: impl FnMut(T, U) -> T,
+            ) -> Option<Result<(), E>> {
+                at_most!(
+                    (*source, self),
+                    |s, d| d.zip_map_inplace(&s, f),
+                    [RankedView, $Name]
+                )
+            }
+        }
+    };
+}
+
+writes!(RankedMut);
+writes!(RankedCells);
+
+/// What only an exclusive mutable view has: a shorter reborrow, a read-only
+/// view, the cells of its pieces, and being an operand of the operations.
+impl<'a, T: Copy + Send + Sync> RankedMut<'a, T> {
     pub fn reborrow(&mut self) -> RankedMut<'_, T> {
         each!(RankedMut, self, v => v.reborrow().into())
     }
-    pub fn get(&self, index: &[usize]) -> Result<T, E> {
-        each!(RankedMut, self, v => v.get(array(index)))
+    pub fn view(&self) -> RankedView<'_, T> {
+        each!(RankedMut, self, v => v.view().into())
     }
-    pub fn set(&mut self, index: &[usize], value: T) -> Result<(), E> {
-        each!(RankedMut, self, v => v.set(array(index), value))
+    pub fn into_cells(self) -> RankedCells<'a, T> {
+        each!(RankedMut, self, v => v.into_cells().into())
     }
-    pub fn fill(&mut self, value: T) {
-        each!(RankedMut, self, v => v.fill(value))
+    /// `map_unary(&self, |x| x)`: this mutable view as an operand.
+    pub fn map_unary_values(&self) -> Result<Vec<T>, E> {
+        each!(RankedMut, self, v => map_unary(&v, |x| x).map(|t| t.into_vec()))
     }
-    pub fn map_inplace(&mut self, f: impl FnMut(T) -> T) {
-        each!(RankedMut, self, v => v.map_inplace(f))
-    }
-    /// The values, through `materialize` (a mutable view has no `iter`).
-    pub fn values(&self) -> Result<Vec<T>, E> {
-        each!(RankedMut, self, v => v.materialize().map(|t| t.into_vec()))
-    }
-    /// `None` when the source has the larger rank (it does not compile).
-    pub fn assign(&mut self, source: &RankedView<'_, T>) -> Option<Result<(), E>> {
-        at_most!(
-            (*source, self),
-            |s, d| d.assign(&s),
-            [RankedView, RankedMut]
-        )
-    }
-    /// `None` when the source has the larger rank (it does not compile).
-    pub fn zip_map_inplace<U: Copy>(
-        &mut self,
-        source: &RankedView<'_, U>,
-        f: impl FnMut(T, U) -> T,
-    ) -> Option<Result<(), E>> {
-        at_most!(
-            (*source, self),
-            |s, d| d.zip_map_inplace(&s, f),
-            [RankedView, RankedMut]
+    /// `map_binary(&self, other, f)` of two arrays of the same rank: this
+    /// mutable view as the left operand.
+    pub fn map_binary_values<U: Copy, C: Copy>(
+        &self,
+        other: &RankedView<'_, U>,
+        f: impl FnMut(T, U) -> C,
+    ) -> Option<Result<Vec<C>, E>> {
+        same_rank!(
+            (self, other),
+            |l, r| map_binary(l, r, f).map(|t| t.into_vec()),
+            [RankedMut, RankedView]
         )
     }
 }

@@ -14,10 +14,9 @@
 #![allow(dead_code)]
 
 use crate::model::{
-    E, Model, OVERFLOW, coordinates, expect_axis, expected_reshape, expected_slice,
+    E, Model, coordinates, expect_axis, expected_reshape_of, expected_slice_of, overflow,
     row_major_strides,
 };
-use llm_from_scratch::tensor::TensorError;
 
 /// The model of `shape` whose coordinate `c` reads `model` at `source(c)`.
 pub fn derive(model: &Model, shape: Vec<usize>, source: impl Fn(&[usize]) -> Vec<usize>) -> Model {
@@ -72,9 +71,9 @@ pub fn strides_exist(model: &Model, shape: &[usize]) -> bool {
 }
 
 /// The checks every reshape makes first: overflow of `shape`, then its
-/// count (`expected_reshape` without its contiguity rule).
+/// count (`expected_reshape` without its contiguity rule), for `reshape_strided`.
 fn expect_count(model: &Model, shape: &[usize]) -> Result<(), E> {
-    match expected_reshape(model, shape) {
+    match expected_reshape_of(model, shape, "reshape_strided") {
         Ok(_) | Err(E::NonContiguousReshape) => Ok(()),
         Err(error) => Err(error),
     }
@@ -128,7 +127,7 @@ pub fn expected_split_axis(
     axis: usize,
     [outer, inner]: [usize; 2],
 ) -> Result<Model, E> {
-    expect_axis(axis, model.rank())?;
+    expect_axis(axis, model.rank(), "split_axis")?;
     let extent = model.shape[axis];
     if outer.checked_mul(inner) != Some(extent) {
         return Err(E::SplitAxisMismatch {
@@ -139,6 +138,13 @@ pub fn expected_split_axis(
     }
     let mut shape = model.shape.clone();
     shape.splice(axis..=axis, [outer, inner]);
+    // An empty axis splits into any `[0, n]`, but not into a shape whose
+    // row-major strides overflow where the view's own did not.
+    if row_major_strides(&shape, "split_axis").is_err()
+        && row_major_strides(&model.shape, "split_axis").is_ok()
+    {
+        return Err(overflow("split_axis"));
+    }
     Ok(derive(model, shape, |c| {
         let mut source = c.to_vec();
         source.splice(axis..=axis + 1, [c[axis] * inner + c[axis + 1]]);
@@ -147,9 +153,11 @@ pub fn expected_split_axis(
 }
 
 pub fn expected_merge_axes(model: &Model, axis: usize) -> Result<Model, E> {
-    expect_axis(axis.saturating_add(1), model.rank())?;
+    expect_axis(axis.saturating_add(1), model.rank(), "merge_axes")?;
     let extents = [model.shape[axis], model.shape[axis + 1]];
-    let extent = extents[0].checked_mul(extents[1]).ok_or(OVERFLOW)?;
+    let extent = extents[0]
+        .checked_mul(extents[1])
+        .ok_or(overflow("merge_axes"))?;
     let mut shape = model.shape.clone();
     shape.splice(axis..=axis + 1, [extent]);
     if !strides_exist(model, &shape) {
@@ -164,14 +172,14 @@ pub fn expected_merge_axes(model: &Model, axis: usize) -> Result<Model, E> {
 }
 
 pub fn expected_unsqueeze(model: &Model, axis: usize) -> Result<Model, E> {
-    expect_axis(axis, model.rank() + 1)?;
+    expect_axis(axis, model.rank() + 1, "unsqueeze")?;
     let mut shape = model.shape.clone();
     shape.insert(axis, 1);
     Ok(model.reshape(&shape))
 }
 
 pub fn expected_squeeze(model: &Model, axis: usize) -> Result<Model, E> {
-    expect_axis(axis, model.rank())?;
+    expect_axis(axis, model.rank(), "squeeze")?;
     let extent = model.shape[axis];
     if extent != 1 {
         return Err(E::SqueezeNonUnitAxis { axis, extent });
@@ -182,14 +190,16 @@ pub fn expected_squeeze(model: &Model, axis: usize) -> Result<Model, E> {
 }
 
 pub fn expected_select(model: &Model, axis: usize, index: usize) -> Result<Model, E> {
-    expect_axis(axis, model.rank())?;
+    expect_axis(axis, model.rank(), "select")?;
     let dimension = model.shape[axis];
-    let outside = TensorError::IndexOutOfBounds {
-        axis,
-        index,
-        dimension,
-    };
-    (index < dimension).then_some(()).ok_or(E::from(outside))?;
+    if index >= dimension {
+        return Err(E::IndexOutOfBounds {
+            op: "select",
+            axis,
+            index,
+            dimension,
+        });
+    }
     let mut shape = model.shape.clone();
     shape.remove(axis);
     Ok(derive(model, shape, |c| {
@@ -199,21 +209,28 @@ pub fn expected_select(model: &Model, axis: usize, index: usize) -> Result<Model
     }))
 }
 
-/// NumPy's broadcasting of a source `shape` to `target`: right-aligned;
-/// the target's rank first, then the leftmost failing output axis.
-pub fn broadcast_compatible(shape: &[usize], target: &[usize]) -> Result<(), E> {
+/// NumPy's broadcasting of a source `shape` to `target` by the public
+/// operation `op` (`broadcast_to`, `assign`, `zip_map_inplace`):
+/// right-aligned; the target's rank first, then the leftmost failing output
+/// axis (the source's extent on the left, the target's on the right).
+pub fn broadcast_compatible(shape: &[usize], target: &[usize], op: &'static str) -> Result<(), E> {
     let (rank, target_rank) = (shape.len(), target.len());
     if target_rank < rank {
-        return Err(E::BroadcastRankTooSmall { rank, target_rank });
+        return Err(E::BroadcastRankTooSmall {
+            op,
+            rank,
+            target_rank,
+        });
     }
     let padding = target_rank - rank;
     for (k, &extent) in shape.iter().enumerate() {
         let wanted = target[padding + k];
         if extent != wanted && extent != 1 {
             return Err(E::IncompatibleBroadcast {
+                op,
                 axis: padding + k,
-                extent,
-                target: wanted,
+                left_dimension: extent,
+                right_dimension: wanted,
             });
         }
     }
@@ -223,8 +240,8 @@ pub fn broadcast_compatible(shape: &[usize], target: &[usize]) -> Result<(), E> 
 /// `broadcast_to` checks: [`broadcast_compatible`], then the target's
 /// overflow (every suffix product must fit).
 pub fn broadcast_checks(model: &Model, target: &[usize]) -> Result<(), E> {
-    broadcast_compatible(&model.shape, target)?;
-    row_major_strides(target).map(|_| ())
+    broadcast_compatible(&model.shape, target, "broadcast_to")?;
+    row_major_strides(target, "broadcast_to").map(|_| ())
 }
 
 /// The source coordinate a broadcast coordinate reads (0 on stretched axes).
@@ -256,7 +273,7 @@ pub fn expected_slice_step(
     end: usize,
     step: usize,
 ) -> Result<Model, E> {
-    expected_slice(model, axis, start, end)?;
+    expected_slice_of(model, axis, start, end, "slice_step")?;
     if step == 0 {
         return Err(E::ZeroSliceStep { axis });
     }
@@ -270,16 +287,16 @@ pub fn expected_slice_step(
 }
 
 pub fn expected_split_at(model: &Model, axis: usize, index: usize) -> Result<[Model; 2], E> {
-    expect_axis(axis, model.rank())?;
+    expect_axis(axis, model.rank(), "split_at")?;
     let extent = model.shape[axis];
     Ok([
-        expected_slice(model, axis, 0, index)?,
-        expected_slice(model, axis, index, extent)?,
+        expected_slice_of(model, axis, 0, index, "split_at")?,
+        expected_slice_of(model, axis, index, extent, "split_at")?,
     ])
 }
 
 pub fn expected_chunk(model: &Model, axis: usize, parts: usize) -> Result<Vec<Model>, E> {
-    expect_axis(axis, model.rank())?;
+    expect_axis(axis, model.rank(), "chunk")?;
     let extent = model.shape[axis];
     if parts == 0 || !extent.is_multiple_of(parts) {
         return Err(E::UnevenChunk {
@@ -295,25 +312,26 @@ pub fn expected_chunk(model: &Model, axis: usize, parts: usize) -> Result<Vec<Mo
 }
 
 pub fn expected_axis_iter(model: &Model, axis: usize) -> Result<Vec<Model>, E> {
-    expect_axis(axis, model.rank())?;
+    expect_axis(axis, model.rank(), "axis_iter")?;
     (0..model.shape[axis])
         .map(|index| expected_select(model, axis, index))
         .collect()
 }
 
 pub fn expected_axis_chunks(model: &Model, axis: usize, size: usize) -> Result<Vec<Model>, E> {
-    expect_axis(axis, model.rank())?;
+    expect_axis(axis, model.rank(), "axis_chunks_iter")?;
     if size == 0 {
         return Err(E::ZeroChunkSize { axis });
     }
     let extent = model.shape[axis];
     (0..extent.div_ceil(size))
         .map(|k| {
-            expected_slice(
+            expected_slice_of(
                 model,
                 axis,
                 k * size,
                 extent.min((k + 1).saturating_mul(size)),
+                "axis_chunks_iter",
             )
         })
         .collect()

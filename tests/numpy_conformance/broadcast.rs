@@ -5,9 +5,11 @@
 
 use super::fixture::{self, Case, Got, Report, Want};
 use crate::common::with_rank;
-use llm_from_scratch::tensor::dynamic::{self, DynTensor, DynView};
-use llm_from_scratch::tensor::ops;
-use llm_from_scratch::tensor::{BroadcastRank, Rank, Tensor, View};
+use llm_from_scratch::Error;
+use llm_from_scratch::tensor::ops::{self, ShapeRef};
+use llm_from_scratch::tensor::{
+    ArrayBase, BroadcastRank, Dimension, DynTensor, DynView, Tensor, View,
+};
 
 /// An owner shape, a permutation and an optional `(axis, start, end)` slice.
 pub struct Operand {
@@ -95,7 +97,7 @@ fn parse(case: &Case) -> Pair {
     let mut numpy = None;
     for (keyword, rest) in &case.lines {
         match keyword.as_str() {
-            "ok" | "err" => want = Some(Want::parse(&format!("{keyword} {rest}"))),
+            "ok" | "err" => want = Some(Want::ours(&format!("{keyword} {rest}"), "map_binary")),
             "np" => numpy = Some(rest.clone()),
             "left" | "right" => {}
             _ => panic!("{}: unexpected line {keyword}", case.id),
@@ -109,59 +111,68 @@ fn parse(case: &Case) -> Pair {
     }
 }
 
-fn dynamic_run(pair: &Pair, id: &str, report: &mut Report) -> Got {
-    let left =
-        DynTensor::from_vec(pair.left.owner.clone(), left_values(&pair.left.owner)).expect("left");
-    let right = DynTensor::from_vec(pair.right.owner.clone(), right_values(&pair.right.owner))
-        .expect("right");
-    let (left, right) = (pair.left.dyn_view(&left), pair.right.dyn_view(&right));
-    let shape = dynamic::broadcast_shape(left.shape(), right.shape());
-    let result = dynamic::map_binary(&left, &right, |a, b| a - b);
-    let got = result
-        .map(|t| (t.shape().to_vec(), t.into_vec()))
-        .map_err(|e| format!("{e:?}"));
-    let same = match (&shape, &got) {
-        (Ok(shape), Ok((out, _))) => shape == out,
-        (Err(e), Err(got)) => format!("{e:?}") == *got,
-        _ => false,
-    };
-    if !same {
-        report.fail(
-            id,
-            format!("dynamic broadcast_shape {shape:?} disagrees with map_binary {got:?}"),
-        );
+/// `broadcast_shape`'s error as `map_binary` reports the same failure: the
+/// two differ only in the function named.
+fn as_map_binary(error: Error) -> Error {
+    match error {
+        Error::IncompatibleBroadcast {
+            op: "broadcast_shape",
+            axis,
+            left_dimension,
+            right_dimension,
+        } => Error::IncompatibleBroadcast {
+            op: "map_binary",
+            axis,
+            left_dimension,
+            right_dimension,
+        },
+        Error::ShapeOverflow {
+            op: "broadcast_shape",
+        } => Error::ShapeOverflow { op: "map_binary" },
+        other => other,
     }
-    got
 }
 
-/// The ranked run for one pair of concrete ranks; `O` is inferred.
-fn ranked_pair<const L: usize, const M: usize, const O: usize>(
-    left: View<'_, L>,
-    right: View<'_, M>,
-) -> Got
+/// One run, typed or dynamic (the same generic functions): `left - right`,
+/// checked against `broadcast_shape` of the two shapes.
+fn run<L, M, O>(left: ArrayBase<&[f64], L>, right: ArrayBase<&[f64], M>) -> Got
 where
-    Rank<L>: BroadcastRank<Rank<M>, Output = Rank<O>>,
+    L: Dimension + BroadcastRank<M, Output = O>,
+    M: Dimension,
+    O: Dimension,
+    L::Shape: ShapeRef<Dim = L>,
+    M::Shape: ShapeRef<Dim = M>,
 {
     let shape = ops::broadcast_shape(left.shape(), right.shape());
     let result = ops::map_binary(&left, &right, |a, b| a - b);
     match (shape, result) {
-        (Ok(shape), Ok(out)) if &shape == out.shape() => Ok((shape.to_vec(), out.into_vec())),
-        (Err(e), Err(f)) if e == f => Err(format!("{e:?}")),
+        (Ok(shape), Ok(out)) if shape.as_ref() == out.shape().as_ref() => {
+            Ok((shape.as_ref().to_vec(), out.into_vec()))
+        }
+        (Err(e), Err(f)) if as_map_binary(e.clone()) == f => Err(format!("{f:?}")),
         (shape, result) => Err(format!(
-            "ranked broadcast_shape {shape:?} disagrees with map_binary {result:?}"
+            "broadcast_shape {shape:?} disagrees with map_binary {result:?}"
         )),
     }
 }
 
+fn dynamic_run(pair: &Pair) -> Got {
+    let left =
+        DynTensor::from_vec(pair.left.owner.clone(), left_values(&pair.left.owner)).expect("left");
+    let right = DynTensor::from_vec(pair.right.owner.clone(), right_values(&pair.right.owner))
+        .expect("right");
+    run(pair.left.dyn_view(&left), pair.right.dyn_view(&right))
+}
+
 /// The ranked run at the pair's runtime ranks: every (L, M) in 0..=6 x
-/// 0..=6, 49 concrete instantiations of the ranked ops.
+/// 0..=6, 49 concrete instantiations of the generic ops at typed ranks.
 fn ranked_run(pair: &Pair) -> Got {
     let (left, right) = (&pair.left, &pair.right);
     with_rank!(left.owner.len(), [0 1 2 3 4 5 6], |L| {
         let left_owner = left.ranked_owner::<L>(left_values(&left.owner));
         with_rank!(right.owner.len(), [0 1 2 3 4 5 6], |M| {
             let right_owner = right.ranked_owner::<M>(right_values(&right.owner));
-            ranked_pair(left.ranked_view(&left_owner), right.ranked_view(&right_owner))
+            run(left.ranked_view(&left_owner), right.ranked_view(&right_owner))
         })
     })
 }
@@ -182,8 +193,7 @@ pub fn replay(case: &Case, report: &mut Report) {
             format!("undocumented NumPy difference: {:?}", pair.numpy),
         ),
     }
-    let got = dynamic_run(&pair, &case.id, report);
-    report.check(&case.id, "dynamic", &pair.want, &got);
+    report.check(&case.id, "dynamic", &pair.want, &dynamic_run(&pair));
     report.check(&case.id, "ranked", &pair.want, &ranked_run(&pair));
     report.count("ranked replays");
     let rank = pair

@@ -96,7 +96,7 @@ fn parse(case: &Case) -> Chain {
                 });
             }
             ("ok", Some(step)) => step.want = Ok(Layout::parse(rest)),
-            ("err", Some(step)) => step.want = Err(rest.clone()),
+            ("err", Some(step)) => step.want = Err(fixture::error_now(rest, &step.kind)),
             ("np" | "torch", Some(step)) => step.oracle = Some(format!("{keyword} {rest}")),
             ("values", _) => {}
             _ => panic!("{}: unexpected line {keyword} {rest}", case.id),
@@ -121,7 +121,7 @@ fn run_dynamic(chain: &Chain, data: &[f64]) -> (Vec<Outcome>, Vec<f64>) {
         DynView::from_parts(data, s.shape.clone(), s.strides.clone(), s.offset).expect("start");
     let mut outcomes = Vec::new();
     for step in &chain.steps {
-        let v = &view;
+        let v = view;
         let result = match &step.op {
             Op::SplitAxis(axis, extents) => v.split_axis(*axis, *extents),
             Op::MergeAxes(axis) => v.merge_axes(*axis),
@@ -132,10 +132,10 @@ fn run_dynamic(chain: &Chain, data: &[f64]) -> (Vec<Outcome>, Vec<f64>) {
             Op::BroadcastTo(shape) => v.broadcast_to(shape),
             Op::SliceStep(axis, start, end, step) => v.slice_step(*axis, *start..*end, *step),
             Op::Chunk(axis, parts, part) => match parts {
-                1 => v.chunk::<1>(*axis).map(|p| p[*part].clone()),
-                2 => v.chunk::<2>(*axis).map(|p| p[*part].clone()),
-                3 => v.chunk::<3>(*axis).map(|p| p[*part].clone()),
-                _ => v.chunk::<4>(*axis).map(|p| p[*part].clone()),
+                1 => v.chunk::<1>(*axis).map(|p| p[*part]),
+                2 => v.chunk::<2>(*axis).map(|p| p[*part]),
+                3 => v.chunk::<3>(*axis).map(|p| p[*part]),
+                _ => v.chunk::<4>(*axis).map(|p| p[*part]),
             },
             Op::SplitAt(axis, index, part) => v
                 .split_at(*axis, *index)

@@ -81,11 +81,12 @@ impl Layout {
 /// Our layout or the `Debug` of our error.
 pub type Outcome = Result<Layout, String>;
 
-fn outcome(keyword: &str, rest: &str) -> Outcome {
+/// A step's recorded outcome, its error as the step's function reports it now.
+fn outcome(keyword: &str, rest: &str, op: &str) -> Outcome {
     if keyword == "ok" {
         Ok(Layout::parse(rest))
     } else {
-        Err(rest.to_string())
+        Err(fixture::error_now(rest, op))
     }
 }
 
@@ -107,7 +108,7 @@ fn parse(case: &Case) -> Chain {
             ("owner" | "values", _) => {}
             ("step", _) => steps.push((Op::parse(rest), None, None)),
             ("ok" | "err", None) => owner_layout = Some(Layout::parse(rest)),
-            ("ok" | "err", Some(step)) => step.1 = Some(outcome(keyword, rest)),
+            ("ok" | "err", Some(step)) => step.1 = Some(outcome(keyword, rest, step.0.name())),
             ("np", None) => owner_numpy = Some(rest.clone()),
             ("np", Some(step)) => step.2 = Some(rest.clone()),
             _ => panic!("{}: unexpected line {keyword} {rest}", case.id),

@@ -6,15 +6,16 @@ use super::broadcast::Operand;
 use super::common::with_rank;
 use super::fixture::{Case, Got, Report, Want};
 use llm_from_scratch::prelude::*;
-use llm_from_scratch::tensor::dynamic::{self, DynTensor};
+use llm_from_scratch::tensor::DynTensor;
 
-/// The lines every gather case shares: the outcome and NumPy's line.
-fn outcome(case: &Case) -> (Want, Option<String>) {
+/// The lines every gather case shares: the outcome (its error as the
+/// function `op` reports it) and NumPy's line.
+fn outcome(case: &Case, op: &str) -> (Want, Option<String>) {
     let mut want = None;
     let mut numpy = None;
     for (keyword, rest) in &case.lines {
         match keyword.as_str() {
-            "ok" | "err" => want = Some(Want::parse(&format!("{keyword} {rest}"))),
+            "ok" | "err" => want = Some(Want::ours(&format!("{keyword} {rest}"), op)),
             "np" => numpy = Some(rest.clone()),
             "axis" | "input" | "indices" => {}
             other => panic!("{}: unexpected line {other}", case.id),
@@ -59,7 +60,7 @@ fn classify(
 
 /// Replays a concat (`stack = false`) or stack case through both APIs.
 pub fn replay_join(case: &Case, stack: bool, report: &mut Report) {
-    let (want, numpy) = outcome(case);
+    let (want, numpy) = outcome(case, if stack { "stack" } else { "concat" });
     classify(case, &want, numpy.as_deref(), None, report);
     let axis = axis(case);
     let operands: Vec<Operand> = case
@@ -83,12 +84,7 @@ pub fn replay_join(case: &Case, stack: bool, report: &mut Report) {
         .zip(&owners)
         .map(|(op, owner)| op.dyn_view(owner))
         .collect();
-    let result = if stack {
-        dynamic::stack(&views, axis)
-    } else {
-        dynamic::concat(&views, axis)
-    };
-    let dynamic = got(result.map(|t| (t.shape().to_vec(), t.into_vec())));
+    let dynamic = join(&views, axis, stack);
     report.check(&case.id, "dynamic", &want, &dynamic);
     // The ranked API needs one rank for all inputs (an empty list: any rank).
     let ranks: Vec<usize> = operands.iter().map(|op| op.owner.len()).collect();
@@ -104,30 +100,30 @@ pub fn replay_join(case: &Case, stack: bool, report: &mut Report) {
             .collect();
         let views: Vec<View<'_, R>> =
             operands.iter().zip(&owners).map(|(op, owner)| op.ranked_view(owner)).collect();
-        if stack {
-            got(stack_ranked(&views, axis))
-        } else {
-            got(concat(&views, axis).map(|t| (t.shape().to_vec(), t.into_vec())))
-        }
+        join(&views, axis, stack)
     });
     report.check(&case.id, "ranked", &want, &ranked);
     report.count("ranked replays");
 }
 
-/// The ranked `stack`: its output rank `R + 1` comes from the rank table.
-fn stack_ranked<const R: usize, const S: usize>(
-    views: &[View<'_, R>],
-    axis: usize,
-) -> Result<(Vec<usize>, Vec<f64>), TensorOpError>
+/// `stack` (output rank `R + 1` from the rank table, or dynamic) or
+/// `concat` of views of one dimension, typed or dynamic.
+fn join<D, E>(views: &[ArrayBase<&[f64], D>], axis: usize, stack: bool) -> Got
 where
-    Rank<R>: InsertAxis<Larger = Rank<S>>,
+    D: Dimension + InsertAxis<Larger = E>,
+    E: Dimension,
 {
-    stack(views, axis).map(|t| (t.shape().to_vec(), t.into_vec()))
+    if stack {
+        got(llm_from_scratch::tensor::ops::stack(views, axis)
+            .map(|t| (t.shape().as_ref().to_vec(), t.into_vec())))
+    } else {
+        got(concat(views, axis).map(|t| (t.shape().as_ref().to_vec(), t.into_vec())))
+    }
 }
 
 /// Replays a take case (`index_select`) through both APIs.
 pub fn replay_take(case: &Case, report: &mut Report) {
-    let (want, numpy) = outcome(case);
+    let (want, numpy) = outcome(case, "index_select");
     let operand = Operand::parse(case.first("input"));
     let axis = axis(case);
     let indices: Vec<usize> = case
@@ -147,14 +143,17 @@ pub fn replay_take(case: &Case, report: &mut Report) {
         .map(|j| j as f64 + 0.5)
         .collect();
     let owner = DynTensor::from_vec(operand.owner.clone(), values.clone()).expect("owner");
-    let result = dynamic::index_select(&operand.dyn_view(&owner), axis, &indices);
-    let dynamic = got(result.map(|t| (t.shape().to_vec(), t.into_vec())));
+    let dynamic = take(operand.dyn_view(&owner), axis, &indices);
     report.check(&case.id, "dynamic", &want, &dynamic);
     let ranked = with_rank!(operand.owner.len(), [0 1 2 3 4 5 6], |R| {
         let owner = operand.ranked_owner::<R>(values);
-        let result = index_select(&operand.ranked_view(&owner), axis, &indices);
-        got(result.map(|t| (t.shape().to_vec(), t.into_vec())))
+        take(operand.ranked_view(&owner), axis, &indices)
     });
     report.check(&case.id, "ranked", &want, &ranked);
     report.count("ranked replays");
+}
+
+/// `index_select` of a view, typed or dynamic.
+fn take<D: Dimension>(view: ArrayBase<&[f64], D>, axis: usize, indices: &[usize]) -> Got {
+    got(index_select(&view, axis, indices).map(|t| (t.shape().as_ref().to_vec(), t.into_vec())))
 }

@@ -1,9 +1,10 @@
 //! The naive reference of `op_sequence`: values in logical row-major order,
 //! every operation written as a loop over output coordinates that reads the
 //! source by plain row-major position, and the crate's error values built
-//! directly from the semantics in the README's design notes.
+//! directly from the semantics in the README's design notes, each naming
+//! the public function called (`op`).
 
-use llm_from_scratch::tensor::{TensorOpError, TensorViewError};
+use llm_from_scratch::Error;
 
 /// A NaN made by arithmetic: its payload is not specified (IEEE 754, LLVM),
 /// so the model marks it and accepts any NaN there. Copies, transforms and
@@ -91,18 +92,18 @@ impl Model {
         self.offsets.windows(2).all(|pair| pair[1] == pair[0] + 1)
     }
 
-    fn check_axis(&self, axis: usize) -> Result<(), TensorViewError> {
+    fn check_axis(&self, axis: usize, op: &'static str) -> Result<(), Error> {
         let rank = self.shape.len();
         if axis < rank {
             Ok(())
         } else {
-            Err(TensorViewError::AxisOutOfBounds { axis, rank })
+            Err(Error::AxisOutOfBounds { op, axis, rank })
         }
     }
 
-    pub fn transpose(&self, a: usize, b: usize) -> Result<Self, TensorViewError> {
-        self.check_axis(a)?;
-        self.check_axis(b)?;
+    pub fn transpose(&self, a: usize, b: usize) -> Result<Self, Error> {
+        self.check_axis(a, "transpose")?;
+        self.check_axis(b, "transpose")?;
         let mut shape = self.shape.clone();
         shape.swap(a, b);
         Ok(self.gather(shape, |c| {
@@ -112,18 +113,18 @@ impl Model {
         }))
     }
 
-    pub fn permute(&self, axes: &[usize]) -> Result<Self, TensorViewError> {
+    pub fn permute(&self, axes: &[usize]) -> Result<Self, Error> {
         let rank = self.shape.len();
         if axes.len() != rank {
-            return Err(TensorViewError::PermutationLengthMismatch {
+            return Err(Error::PermutationLengthMismatch {
                 expected: rank,
                 actual: axes.len(),
             });
         }
         for (k, &axis) in axes.iter().enumerate() {
-            self.check_axis(axis)?;
+            self.check_axis(axis, "permute")?;
             if axes[..k].contains(&axis) {
-                return Err(TensorViewError::DuplicateAxis { axis });
+                return Err(Error::DuplicateAxis { axis });
             }
         }
         let shape = axes.iter().map(|&a| self.shape[a]).collect();
@@ -136,14 +137,20 @@ impl Model {
         }))
     }
 
-    pub fn slice(&self, axis: usize, start: usize, end: usize) -> Result<Self, TensorViewError> {
-        self.check_axis(axis)?;
+    pub fn slice(&self, axis: usize, start: usize, end: usize) -> Result<Self, Error> {
+        self.check_axis(axis, "slice")?;
         if start > end {
-            return Err(TensorViewError::SliceStartAfterEnd { axis, start, end });
+            return Err(Error::SliceStartAfterEnd {
+                op: "slice",
+                axis,
+                start,
+                end,
+            });
         }
         let dimension = self.shape[axis];
         if end > dimension {
-            return Err(TensorViewError::SliceEndOutOfBounds {
+            return Err(Error::SliceEndOutOfBounds {
+                op: "slice",
                 axis,
                 end,
                 dimension,
@@ -158,14 +165,18 @@ impl Model {
         }))
     }
 
-    pub fn reshape(&self, shape: &[usize]) -> Result<Self, TensorViewError> {
+    pub fn reshape(&self, shape: &[usize]) -> Result<Self, Error> {
         let requested: usize = shape.iter().product();
         if requested != self.values.len() {
             let current = self.values.len();
-            return Err(TensorViewError::ReshapeElementCountMismatch { current, requested });
+            return Err(Error::ReshapeElementCountMismatch {
+                op: "reshape",
+                current,
+                requested,
+            });
         }
         if !self.contiguous() {
-            return Err(TensorViewError::NonContiguousReshape);
+            return Err(Error::NonContiguousReshape);
         }
         Ok(Model {
             shape: shape.to_vec(),
@@ -184,7 +195,7 @@ impl Model {
         left: &Self,
         right: &Self,
         f: impl Fn(f64, f64) -> f64,
-    ) -> Result<Self, TensorOpError> {
+    ) -> Result<Self, Error> {
         let rank = left.shape.len().max(right.shape.len());
         let aligned = |m: &Self, axis: usize| {
             let pad = rank - m.shape.len();
@@ -194,7 +205,8 @@ impl Model {
         for axis in 0..rank {
             let (l, r) = (aligned(left, axis), aligned(right, axis));
             if l != r && l != 1 && r != 1 {
-                return Err(TensorOpError::IncompatibleBroadcast {
+                return Err(Error::IncompatibleBroadcast {
+                    op: "map_binary",
                     axis,
                     left_dimension: l,
                     right_dimension: r,
@@ -216,15 +228,29 @@ impl Model {
         Ok(Model::owner(shape, values))
     }
 
-    pub fn reduce(&self, kind: Reduce, axis: usize, keep: bool) -> Result<Self, TensorOpError> {
+    pub fn reduce(&self, kind: Reduce, axis: usize, keep: bool) -> Result<Self, Error> {
         let rank = self.shape.len();
         if axis >= rank {
-            return Err(TensorOpError::ReductionAxisOutOfBounds { axis, rank });
+            return Err(Error::AxisOutOfBounds {
+                op: kind.name(),
+                axis,
+                rank,
+            });
         }
         let extent = self.shape[axis];
         match kind {
-            Reduce::Mean if extent == 0 => return Err(TensorOpError::EmptyMeanAxis { axis }),
-            Reduce::Max if extent == 0 => return Err(TensorOpError::EmptyMaxAxis { axis }),
+            Reduce::Mean if extent == 0 => {
+                return Err(Error::EmptyMeanAxis {
+                    op: "mean_axis",
+                    axis,
+                });
+            }
+            Reduce::Max if extent == 0 => {
+                return Err(Error::EmptyMaxAxis {
+                    op: "max_axis",
+                    axis,
+                });
+            }
             _ => {}
         }
         let mut kept = self.shape.clone();
@@ -266,4 +292,15 @@ pub enum Reduce {
     Sum,
     Mean,
     Max,
+}
+
+impl Reduce {
+    /// The public function that runs it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Reduce::Sum => "sum_axis",
+            Reduce::Mean => "mean_axis",
+            Reduce::Max => "max_axis",
+        }
+    }
 }

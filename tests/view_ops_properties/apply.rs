@@ -1,7 +1,8 @@
 //! One operation run in each world: the model ([`expected`]), a run-time
-//! rank enum of the ranked API ([`ranked_apply!`], for `RankedView` and
-//! `RankedMut` alike) and a dynamic view ([`dynamic_apply!`], for `DynView`
-//! and `DynViewMut`), each giving its pieces (one for a plain transform) or
+//! rank enum of the ranked API ([`ranked_apply!`], for `RankedView`,
+//! `RankedMut` and `RankedCells` alike) and a dynamic view
+//! ([`dynamic_apply!`], for `DynView`, `DynViewMut` and `DynCellView`), each
+//! giving its pieces (one for a plain transform) or
 //! its error. `Get` is not a transform: the callers check it themselves.
 #![allow(unused_macros, unused_imports)] // each test uses a subset
 
@@ -41,14 +42,22 @@ pub fn expected(op: &Op, model: &Model) -> Result<Vec<Model>, E> {
     }
 }
 
-/// `op` on a `RankedView` or `RankedMut` (taken by value): `None` where the
-/// ranked API cannot express it; `$broadcast` is `|view, target| ..` (the
-/// mutable views have no `broadcast_to`).
+/// The pieces of a split as the chain's piece type `T`.
+pub fn into_all<V, T: From<V>>(pieces: Vec<V>) -> Vec<T> {
+    pieces.into_iter().map(T::from).collect()
+}
+
+/// `op` on a run-time rank enum of `ranked_views.rs` (taken by value):
+/// `None` where the ranked API cannot express it. Every piece becomes a
+/// `$T` (the enum itself for views; a chain's state type for the mutable
+/// views, whose splits give `CellView` pieces). `$broadcast` is
+/// `|view, target| ..` (the mutable views have no `broadcast_to`).
 macro_rules! ranked_apply {
-    ($op:expr, $r:expr, $broadcast:expr) => {{
+    ($op:expr, $r:expr, $broadcast:expr, $T:ty) => {{
+        use $crate::apply::into_all;
         use $crate::ops::Op;
         use $crate::requests::Request;
-        let one = |view| vec![view];
+        let one = |view| vec![<$T>::from(view)];
         match $op {
             Op::Old(Request::Transpose(a, b)) => Some($r.transpose(*a, *b).map(one)),
             Op::Old(Request::Permute(axes)) => $r.permute(axes).map(|x| x.map(one)),
@@ -67,26 +76,30 @@ macro_rules! ranked_apply {
             Op::Squeeze(axis) => $r.squeeze(*axis).map(|x| x.map(one)),
             Op::Select(axis, index) => $r.select(*axis, *index).map(|x| x.map(one)),
             Op::BroadcastTo(target) => ($broadcast)($r, target).map(|x| x.map(one)),
-            Op::SplitAt(axis, index, _) => {
-                Some($r.split_at(*axis, *index).map(|(a, b)| vec![a, b]))
+            Op::SplitAt(axis, index, _) => Some(
+                $r.split_at(*axis, *index)
+                    .map(|(a, b)| into_all::<_, $T>(vec![a, b])),
+            ),
+            Op::Chunk(axis, parts, _) => $r.chunk(*axis, *parts).map(|x| x.map(into_all::<_, $T>)),
+            Op::AxisIter(axis, _) => $r.axis_iter(*axis).map(|x| x.map(into_all::<_, $T>)),
+            Op::AxisChunks(axis, size, _) => {
+                Some($r.axis_chunks_iter(*axis, *size).map(into_all::<_, $T>))
             }
-            Op::Chunk(axis, parts, _) => $r.chunk(*axis, *parts),
-            Op::AxisIter(axis, _) => $r.axis_iter(*axis),
-            Op::AxisChunks(axis, size, _) => Some($r.axis_chunks_iter(*axis, *size)),
         }
     }};
 }
 pub(crate) use ranked_apply;
 
-/// `op` on a `DynView` or `DynViewMut`, whose names for the splitting
-/// methods are given (`split_at` or `split_at_mut`, ...); `$broadcast` as
-/// for [`ranked_apply!`], returning a `Result`.
+/// `op` on a `DynView`, `DynViewMut` or `DynCellView` (taken by value),
+/// every piece as a `$T` (see [`ranked_apply!`]); `$broadcast` as for
+/// [`ranked_apply!`], returning a `Result`.
 macro_rules! dynamic_apply {
-    ($op:expr, $d:expr, $split_at:ident, $axis_iter:ident, $axis_chunks_iter:ident, $broadcast:expr) => {{
+    ($op:expr, $d:expr, $broadcast:expr, $T:ty) => {{
+        use $crate::apply::into_all;
         use $crate::ops::Op;
         use $crate::ranked_views::both_ends;
         use $crate::requests::Request;
-        let one = |view| vec![view];
+        let one = |view| vec![<$T>::from(view)];
         match $op {
             Op::Old(Request::Transpose(a, b)) => $d.transpose(*a, *b).map(one),
             Op::Old(Request::Permute(axes)) => $d.permute(axes).map(one),
@@ -103,15 +116,29 @@ macro_rules! dynamic_apply {
             Op::Squeeze(axis) => $d.squeeze(*axis).map(one),
             Op::Select(axis, index) => $d.select(*axis, *index).map(one),
             Op::BroadcastTo(target) => ($broadcast)($d, target).map(one),
-            Op::SplitAt(axis, index, _) => $d.$split_at(*axis, *index).map(|(a, b)| vec![a, b]),
+            Op::SplitAt(axis, index, _) => $d
+                .split_at(*axis, *index)
+                .map(|(a, b)| into_all::<_, $T>(vec![a, b])),
             Op::Chunk(axis, parts, _) => match parts {
-                1 => $d.chunk::<1>(*axis).map(Vec::from),
-                2 => $d.chunk::<2>(*axis).map(Vec::from),
-                3 => $d.chunk::<3>(*axis).map(Vec::from),
-                _ => $d.chunk::<4>(*axis).map(Vec::from),
+                1 => $d
+                    .chunk::<1>(*axis)
+                    .map(|p| into_all::<_, $T>(Vec::from(p))),
+                2 => $d
+                    .chunk::<2>(*axis)
+                    .map(|p| into_all::<_, $T>(Vec::from(p))),
+                3 => $d
+                    .chunk::<3>(*axis)
+                    .map(|p| into_all::<_, $T>(Vec::from(p))),
+                _ => $d
+                    .chunk::<4>(*axis)
+                    .map(|p| into_all::<_, $T>(Vec::from(p))),
             },
-            Op::AxisIter(axis, _) => $d.$axis_iter(*axis).map(both_ends),
-            Op::AxisChunks(axis, size, _) => $d.$axis_chunks_iter(*axis, *size).map(both_ends),
+            Op::AxisIter(axis, _) => $d
+                .axis_iter(*axis)
+                .map(|items| into_all::<_, $T>(both_ends(items))),
+            Op::AxisChunks(axis, size, _) => $d
+                .axis_chunks_iter(*axis, *size)
+                .map(|items| into_all::<_, $T>(both_ends(items))),
         }
     }};
 }

@@ -6,12 +6,15 @@
 //! slice rebuild that list coordinate by coordinate with plain arithmetic;
 //! reshape keeps it; contiguity means "consecutive offsets".
 
-use llm_from_scratch::tensor::{TensorError, TensorViewError};
+use llm_from_scratch::Error;
 
-pub type E = TensorViewError;
+pub type E = Error;
 
-/// The error of a shape whose element count or a stride does not fit in usize.
-pub const OVERFLOW: E = TensorViewError::Tensor(TensorError::ShapeOverflow);
+/// The error of a shape whose element count or a stride does not fit in
+/// usize, raised by the public operation `op`.
+pub fn overflow(op: &'static str) -> E {
+    E::ShapeOverflow { op }
+}
 
 /// The element count of a valid shape (a zero extent anywhere gives 0).
 pub fn count(shape: &[usize]) -> usize {
@@ -45,15 +48,15 @@ pub fn position(shape: &[usize], coordinate: &[usize]) -> usize {
 }
 
 /// Row-major strides: plain suffix products, right to left; `ShapeOverflow`
-/// when one of them (or the element count) does not fit in usize.
-pub fn row_major_strides(shape: &[usize]) -> Result<Vec<usize>, E> {
+/// of `op` when one of them (or the element count) does not fit in usize.
+pub fn row_major_strides(shape: &[usize], op: &'static str) -> Result<Vec<usize>, E> {
     let mut strides = vec![0; shape.len()];
     let mut running: u128 = 1;
     for axis in (0..shape.len()).rev() {
         strides[axis] = running as usize;
         running *= shape[axis] as u128;
         if running > usize::MAX as u128 {
-            return Err(OVERFLOW);
+            return Err(overflow(op));
         }
     }
     Ok(strides)
@@ -130,17 +133,18 @@ impl Model {
 
 // ---- what the specification says each request returns ----
 
-pub fn expect_axis(axis: usize, rank: usize) -> Result<(), E> {
+/// `axis` of the operation `op` checked against `rank`.
+pub fn expect_axis(axis: usize, rank: usize, op: &'static str) -> Result<(), E> {
     if axis < rank {
         Ok(())
     } else {
-        Err(E::AxisOutOfBounds { axis, rank })
+        Err(E::AxisOutOfBounds { op, axis, rank })
     }
 }
 
 pub fn expected_transpose(model: &Model, first: usize, second: usize) -> Result<Model, E> {
-    expect_axis(first, model.rank())?;
-    expect_axis(second, model.rank())?;
+    expect_axis(first, model.rank(), "transpose")?;
+    expect_axis(second, model.rank(), "transpose")?;
     let mut axes: Vec<usize> = (0..model.rank()).collect();
     axes.swap(first, second);
     Ok(model.permute(&axes))
@@ -154,7 +158,7 @@ pub fn expected_permute(model: &Model, axes: &[usize]) -> Result<Model, E> {
         });
     }
     for (k, &axis) in axes.iter().enumerate() {
-        expect_axis(axis, model.rank())?;
+        expect_axis(axis, model.rank(), "permute")?;
         if axes[..k].contains(&axis) {
             return Err(E::DuplicateAxis { axis });
         }
@@ -162,14 +166,33 @@ pub fn expected_permute(model: &Model, axes: &[usize]) -> Result<Model, E> {
     Ok(model.permute(axes))
 }
 
+/// `slice(axis, start..end)`.
 pub fn expected_slice(model: &Model, axis: usize, start: usize, end: usize) -> Result<Model, E> {
-    expect_axis(axis, model.rank())?;
+    expected_slice_of(model, axis, start, end, "slice")
+}
+
+/// The checks and the result of a unit-step slice, made by the public
+/// operation `op` (`slice`, `slice_step`, `split_at`).
+pub fn expected_slice_of(
+    model: &Model,
+    axis: usize,
+    start: usize,
+    end: usize,
+    op: &'static str,
+) -> Result<Model, E> {
+    expect_axis(axis, model.rank(), op)?;
     if start > end {
-        return Err(E::SliceStartAfterEnd { axis, start, end });
+        return Err(E::SliceStartAfterEnd {
+            op,
+            axis,
+            start,
+            end,
+        });
     }
     let dimension = model.shape[axis];
     if end > dimension {
         return Err(E::SliceEndOutOfBounds {
+            op,
             axis,
             end,
             dimension,
@@ -178,18 +201,26 @@ pub fn expected_slice(model: &Model, axis: usize, start: usize, end: usize) -> R
     Ok(model.slice(axis, start, end))
 }
 
+/// `reshape(shape)`.
 pub fn expected_reshape(model: &Model, shape: &[usize]) -> Result<Model, E> {
+    expected_reshape_of(model, shape, "reshape")
+}
+
+/// The strict reshape's checks in order (overflow, count, contiguity), of
+/// the public operation `op`.
+pub fn expected_reshape_of(model: &Model, shape: &[usize], op: &'static str) -> Result<Model, E> {
     // Every suffix product (each stride and the count) must fit in usize.
     let mut running: u128 = 1;
     for &extent in shape.iter().rev() {
         running *= extent as u128;
         if running > usize::MAX as u128 {
-            return Err(OVERFLOW);
+            return Err(overflow(op));
         }
     }
     let requested = running as usize;
     if requested != model.len() {
         return Err(E::ReshapeElementCountMismatch {
+            op,
             current: model.len(),
             requested,
         });
@@ -200,15 +231,17 @@ pub fn expected_reshape(model: &Model, shape: &[usize]) -> Result<Model, E> {
     Ok(model.reshape(shape))
 }
 
-pub fn expected_offset(model: &Model, coordinate: &[usize]) -> Result<usize, E> {
+/// The storage offset a coordinate access (`get`, `set`, `storage_offset`:
+/// the operation `op`) reads, or its error.
+pub fn expected_offset(model: &Model, coordinate: &[usize], op: &'static str) -> Result<usize, E> {
     for (axis, (&index, &dimension)) in coordinate.iter().zip(&model.shape).enumerate() {
         if index >= dimension {
-            return Err(TensorError::IndexOutOfBounds {
+            return Err(E::IndexOutOfBounds {
+                op,
                 axis,
                 index,
                 dimension,
-            }
-            .into());
+            });
         }
     }
     Ok(model.at(coordinate))

@@ -4,8 +4,9 @@
 
 use crate::common::with_rank;
 use crate::model::E;
+use llm_from_scratch::Error;
 use llm_from_scratch::tensor::dynamic::DynView;
-use llm_from_scratch::tensor::{Tensor, TensorError, View};
+use llm_from_scratch::tensor::{Tensor, View};
 
 /// The element type of the property tests: distinct integers name their offsets.
 pub type Value = i64;
@@ -84,7 +85,7 @@ pub fn reshape_ranked<'a, const R: usize>(
 pub type Owned = (Vec<usize>, Vec<usize>, Vec<Value>);
 
 impl Owner {
-    pub fn new(shape: &[usize], values: Vec<Value>) -> Result<Self, TensorError> {
+    pub fn new(shape: &[usize], values: Vec<Value>) -> Result<Self, Error> {
         with_tested_rank!(shape.len(), |R| {
             Ok(Tensor::from_vec(array::<R>(shape), values)?.into())
         })

@@ -216,6 +216,7 @@ fn checked_parts<D: Dimension>(
     let (shape, strides) = (shape.into_axes(op)?, strides.into_axes(op)?);
     if shape.as_slice().len() != strides.as_slice().len() {
         return Err(Error::StridesLengthMismatch {
+            op,
             rank: shape.as_slice().len(),
             strides: strides.as_slice().len(),
         });
@@ -276,7 +277,7 @@ impl<'a, T, D: Dimension> ArrayBase<&'a [T], D> {
     /// );
     /// assert_eq!(
     ///     DynView::from_parts(&data, vec![3], vec![1, 0], 0).unwrap_err(),
-    ///     Error::StridesLengthMismatch { rank: 1, strides: 2 }
+    ///     Error::StridesLengthMismatch { op: "View::from_parts", rank: 1, strides: 2 }
     /// );
     /// # Ok::<(), Error>(())
     /// ```

@@ -53,7 +53,10 @@ impl ShapeRef for Vec<usize> {
 /// Shapes: `[usize; L]` with `[usize; M]` -> `[usize; max(L, M)]`, the
 /// output rank inferred through [`BroadcastRank`] (ranks 0..=8); two
 /// dynamic shapes (`&[usize]`) give a `Vec<usize>`. Pass shapes as the
-/// arrays return them: `broadcast_shape(x.shape(), bias.shape())`.
+/// arrays return them: `broadcast_shape(x.shape(), bias.shape())`. So here
+/// an array literal `&[2, 3]` is a typed shape (unlike a shape argument of
+/// `reshape`, where `&[..]` asks for a dynamic result): pass a slice
+/// (`&v[..]`, a `Vec`) for a dynamic one.
 ///
 /// # Errors
 /// Compatibility over all axes first, then overflow:

@@ -60,12 +60,14 @@ pub trait Dimension:
     type Axes: Dims;
     /// What `shape()` and `strides()` return a reference to: `[usize; R]`
     /// or `[usize]`.
-    type Shape: ?Sized + Debug + PartialEq + Eq + Hash + AsRef<[usize]>;
+    /// `shape().to_owned()` is an [`Owned`](Dimension::Owned) shape, which
+    /// builds an owner of this dimension (`Tensor::zeros(v.shape().to_owned())`).
+    type Shape: ?Sized + Debug + PartialEq + Eq + Hash + AsRef<[usize]> + ToOwned<Owned = Self::Owned>;
     /// A coordinate or an axis list argument: `[usize; R]` (its length is
     /// checked by the compiler) or `&[usize]` (checked at run time).
     type Index<'i>: Copy;
     /// An owned shape: `[usize; R]` or `Vec<usize>`.
-    type Owned: Clone + Debug + PartialEq + Eq + Hash + AsRef<[usize]>;
+    type Owned: Clone + Debug + PartialEq + Eq + Hash + AsRef<[usize]> + IntoShape<Dim = Self>;
     /// The rank when it is part of the type (`Some(R)` for `Rank<R>`).
     const RANK: Option<usize>;
 

@@ -175,6 +175,7 @@ fn select_shape<D: Dims>(
     let extent = shape[axis];
     if let Some((position, &index)) = indices.iter().enumerate().find(|(_, i)| **i >= extent) {
         return Err(Error::IndexSelectOutOfBounds {
+            op,
             axis,
             position,
             index,
@@ -345,7 +346,7 @@ pub fn stack_into<T: Copy, D: Dimension + InsertAxis<Larger = E>, E: Dimension>(
 /// assert_eq!(x.as_slice(), &[30.0, 31.0, 0.0, 1.0, 30.0, 31.0]);
 /// assert_eq!(
 ///     index_select(&wte, 0, &[1, 7]),
-///     Err(llm_from_scratch::Error::IndexSelectOutOfBounds { axis: 0, position: 1, index: 7, extent: 4 })
+///     Err(llm_from_scratch::Error::IndexSelectOutOfBounds { op: "index_select", axis: 0, position: 1, index: 7, extent: 4 })
 /// );
 /// # Ok::<(), llm_from_scratch::Error>(())
 /// ```

@@ -38,7 +38,11 @@ fn matmul_shape<A: Dims>(
     }
     let (left_k, right_k) = (left[left_rank - 1], right[right_rank - 2]);
     if left_k != right_k {
-        return Err(Error::MatmulInnerMismatch { left_k, right_k });
+        return Err(Error::MatmulInnerMismatch {
+            op,
+            left_k,
+            right_k,
+        });
     }
     let rank = left_rank.max(right_rank);
     let mut shape = A::zeros(rank);
@@ -112,7 +116,7 @@ fn matmul_shape<A: Dims>(
 ///
 /// assert_eq!(
 ///     matmul(&a, &a),
-///     Err(llm_from_scratch::Error::MatmulInnerMismatch { left_k: 3, right_k: 2 })
+///     Err(llm_from_scratch::Error::MatmulInnerMismatch { op: "matmul", left_k: 3, right_k: 2 })
 /// );
 /// # Ok::<(), llm_from_scratch::Error>(())
 /// ```

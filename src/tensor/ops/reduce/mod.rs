@@ -52,7 +52,7 @@ pub(crate) fn reduce_core<F, D: Dims>(
     }
     if input.shape[axis] == 0 {
         match reduction {
-            Reduction::Mean => return Err(Error::EmptyMeanAxis { axis }),
+            Reduction::Mean => return Err(Error::EmptyMeanAxis { op, axis }),
             Reduction::Max => return Err(Error::EmptyMaxAxis { op, axis }),
             Reduction::Sum => {}
         }
