@@ -44,7 +44,7 @@ pub use tensor::{
 pub mod prelude {
     #[doc(no_inline)]
     pub use crate::tensor::ops::{
-        argmax_axis, argmax_axis_into, concat, concat_into, index_select, index_select_into,
+        argmax_axis, argmax_axis_into, cast, concat, concat_into, index_select, index_select_into,
         softmax_axis, softmax_axis_into, stack, stack_into,
     };
     #[doc(no_inline)]

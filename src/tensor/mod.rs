@@ -43,7 +43,7 @@ pub use array::borrow::{AsArray, AsView};
 pub use array::iter::{AxisChunksIter, AxisIter};
 pub use array::materialize::copying_transpose;
 pub use array::storage::{Borrowed, Cells, Readable, Storage, Writable};
-pub use element::Element;
+pub use element::{Element, bf16, f16};
 pub use float::Float;
 pub use shape::axes::{Axes1, Axes2, Axes3, Axes4, Axes5, Axes6, Axes7, Axes8, AxisList};
 pub use shape::dimension::{Dimension, DynRank, IntoShape};

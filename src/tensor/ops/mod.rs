@@ -11,6 +11,17 @@
 //! `map_binary(&tokens2, &bias1, f)?` a `Tensor<2>`, and the same calls on
 //! `DynView`s (with `keep_dim: bool`) give `DynTensor`s.
 //!
+//! # Element types
+//!
+//! Maps, views, copies and the gathers take any `Copy` element. The
+//! numeric operations (reductions, `argmax_axis`, `softmax_axis`, `matmul`)
+//! take the float [`Element`](crate::tensor::Element)s `f16`, `bf16`, `f32`
+//! and `f64` and return the caller's type: `f32` and `f64` are computed in
+//! place; `f16` and `bf16` operands are widened to `f32` (the stored span
+//! each one reads, in fallible scratch), computed by the same `f32` kernels
+//! with the same rules, and the result is rounded to the half type once
+//! (as PyTorch does on the CPU). [`cast`] converts between them.
+//!
 //! # Data movement and fused operations
 //!
 //! [`concat()`] / [`stack`] join views (the KV cache, a batch), [`index_select`]
@@ -47,13 +58,16 @@
 //! [`Error::OutputShapeMismatch`]: crate::Error::OutputShapeMismatch
 
 mod broadcast;
+mod cast;
 mod gather;
 mod map;
 mod matmul;
 mod reduce;
 mod softmax;
+mod widen;
 
 pub use broadcast::{ShapeRef, broadcast_shape};
+pub use cast::cast;
 pub use gather::{concat, concat_into, index_select, index_select_into, stack, stack_into};
 pub use map::{map_binary, map_binary_into, map_unary, map_unary_into};
 pub use matmul::{MatmulStrategy, matmul, matmul_into};

@@ -9,6 +9,8 @@ use crate::error::Error;
 use crate::tensor::array::base::ArrayBase;
 use crate::tensor::array::borrow::AsArray;
 use crate::tensor::array::storage::Readable;
+use super::widen::{into_narrowed, narrow, widen};
+use crate::tensor::element::Element;
 use crate::tensor::float::Float;
 use crate::tensor::shape::broadcast::broadcast_into;
 use crate::tensor::shape::dimension::Dimension;
@@ -129,10 +131,10 @@ fn matmul_shape<A: Dims>(
 /// let m = Tensor::from_vec([3, 1], vec![1.0, 2.0, 3.0]).unwrap();
 /// let _ = matmul(&v, &m); // error: `matmul` needs two operands of rank 2 to 8
 /// ```
-pub fn matmul<L, M, O, F: Float>(
-    left: &(impl AsArray<L, F> + ?Sized),
-    right: &(impl AsArray<M, F> + ?Sized),
-) -> Result<ArrayBase<Vec<F>, O>, Error>
+pub fn matmul<L, M, O, T: Element>(
+    left: &(impl AsArray<L, T> + ?Sized),
+    right: &(impl AsArray<M, T> + ?Sized),
+) -> Result<ArrayBase<Vec<T>, O>, Error>
 where
     L: Dimension + MatrixRank<M, Output = O>,
     M: Dimension,
@@ -140,12 +142,13 @@ where
 {
     let op = "matmul";
     let (left, right) = (left.as_array(), right.as_array());
-    let (left, right) = (left.strided(), right.strided());
-    let (shape, len) = matmul_shape::<O::Axes>(left.shape, right.shape, op)?;
+    let (shape, len) = matmul_shape::<O::Axes>(left.layout.shape(), right.layout.shape(), op)?;
+    let (left, right) = (widen(left, op)?, widen(right, op)?);
+    let (left, right) = (left.view(), right.view());
     let mut values = output_buffer(len, op)?;
-    values.resize(len, F::ZERO);
-    kernel::matmul(left, right, shape.as_slice(), &mut values, op)?;
-    owner(shape, values, op)
+    values.resize(len, T::Acc::ZERO);
+    kernel::matmul(left.strided(), right.strided(), shape.as_slice(), &mut values, op)?;
+    narrow(owner(shape, values, op)?, op)
 }
 
 /// [`matmul`] into a caller's tensor of shape `[batch.., m, n]`, reusing its
@@ -165,10 +168,10 @@ where
 /// assert_eq!(out.as_slice(), &[13.0, 16.0]);
 /// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
-pub fn matmul_into<L, M, O, F: Float>(
-    left: &(impl AsArray<L, F> + ?Sized),
-    right: &(impl AsArray<M, F> + ?Sized),
-    out: &mut ArrayBase<Vec<F>, O>,
+pub fn matmul_into<L, M, O, T: Element>(
+    left: &(impl AsArray<L, T> + ?Sized),
+    right: &(impl AsArray<M, T> + ?Sized),
+    out: &mut ArrayBase<Vec<T>, O>,
 ) -> Result<(), Error>
 where
     L: Dimension + MatrixRank<M, Output = O>,
@@ -177,15 +180,18 @@ where
 {
     let op = "matmul_into";
     let (left, right) = (left.as_array(), right.as_array());
-    let (left, right) = (left.strided(), right.strided());
-    let (shape, _) = matmul_shape::<DynDims>(left.shape, right.shape, op)?;
+    let (shape, _) = matmul_shape::<DynDims>(left.layout.shape(), right.layout.shape(), op)?;
     check_output_shape(shape.as_slice(), out.layout.shape(), op)?;
-    kernel::matmul(left, right, shape.as_slice(), &mut out.data, op)
+    let (left, right) = (widen(left, op)?, widen(right, op)?);
+    let (left, right) = (left.view(), right.view());
+    into_narrowed(&mut out.data, op, |out| {
+        kernel::matmul(left.strided(), right.strided(), shape.as_slice(), out, op)
+    })
 }
 
 impl<S: Readable, D: Dimension> ArrayBase<S, D>
 where
-    S::Elem: Float,
+    S::Elem: Element,
 {
     /// [`matmul`] as a method: `[.., m, k] x [.., k, n] -> [batch.., m, n]`,
     /// batch axes broadcast.

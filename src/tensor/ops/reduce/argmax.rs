@@ -12,7 +12,9 @@ use crate::error::Error;
 use crate::tensor::array::base::ArrayBase;
 use crate::tensor::array::borrow::AsArray;
 use crate::tensor::array::storage::Readable;
+use crate::tensor::element::Element;
 use crate::tensor::float::{Float, max_replaces};
+use crate::tensor::ops::widen::widen;
 use crate::tensor::ops::{check_output_shape, output_buffer, owner};
 use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::dims::{Dims, DynDims};
@@ -145,18 +147,19 @@ fn argmax<F: Float>(input: Strided<'_, '_, F>, axis: usize, out: &mut [usize]) {
 /// );
 /// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
-pub fn argmax_axis<D: Dimension, E: Dimension, F: Float, K: ReduceDim<D, Output = E>>(
-    input: &(impl AsArray<D, F> + ?Sized),
+pub fn argmax_axis<D: Dimension, E: Dimension, T: Element, K: ReduceDim<D, Output = E>>(
+    input: &(impl AsArray<D, T> + ?Sized),
     axis: usize,
     keep: K,
 ) -> Result<ArrayBase<Vec<usize>, E>, Error> {
     let op = "argmax_axis";
     let input = input.as_array();
-    let input = input.strided();
-    let (shape, len) = reduce_core::<F, E::Axes>(input, axis, keep.keep(), Reduction::Max, op)?;
+    let (shape, len) =
+        reduce_core::<T, E::Axes>(input.strided(), axis, keep.keep(), Reduction::Max, op)?;
+    let input = widen(input, op)?;
     let mut values = output_buffer(len, op)?;
     values.resize(len, 0);
-    argmax(input, axis, &mut values);
+    argmax(input.view().strided(), axis, &mut values);
     owner(shape, values, op)
 }
 
@@ -174,24 +177,25 @@ pub fn argmax_axis<D: Dimension, E: Dimension, F: Float, K: ReduceDim<D, Output 
 /// assert_eq!(next.as_slice(), &[1, 0]);
 /// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
-pub fn argmax_axis_into<D: Dimension, E: Dimension, F: Float, K: ReduceDim<D, Output = E>>(
-    input: &(impl AsArray<D, F> + ?Sized),
+pub fn argmax_axis_into<D: Dimension, E: Dimension, T: Element, K: ReduceDim<D, Output = E>>(
+    input: &(impl AsArray<D, T> + ?Sized),
     axis: usize,
     keep: K,
     out: &mut ArrayBase<Vec<usize>, E>,
 ) -> Result<(), Error> {
     let op = "argmax_axis_into";
     let input = input.as_array();
-    let input = input.strided();
-    let (shape, _) = reduce_core::<F, DynDims>(input, axis, keep.keep(), Reduction::Max, op)?;
+    let (shape, _) =
+        reduce_core::<T, DynDims>(input.strided(), axis, keep.keep(), Reduction::Max, op)?;
     check_output_shape(shape.as_slice(), out.layout.shape(), op)?;
-    argmax(input, axis, &mut out.data);
+    let input = widen(input, op)?;
+    argmax(input.view().strided(), axis, &mut out.data);
     Ok(())
 }
 
 impl<S: Readable, D: Dimension> ArrayBase<S, D>
 where
-    S::Elem: Float,
+    S::Elem: Element,
 {
     /// [`argmax_axis`] as a method: the position `max_axis` keeps (first
     /// NaN, else the earliest of the largest).

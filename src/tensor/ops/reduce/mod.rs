@@ -17,6 +17,8 @@ use crate::error::Error;
 use crate::tensor::array::base::ArrayBase;
 use crate::tensor::array::borrow::AsArray;
 use crate::tensor::array::storage::Readable;
+use super::widen::{into_narrowed, narrow, widen};
+use crate::tensor::element::Element;
 use crate::tensor::float::Float;
 use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::dims::{Dims, DynDims};
@@ -96,34 +98,40 @@ impl Reduction {
 
     /// Checks, allocates the output with `try_reserve` and runs the
     /// reduction (the public function `op`).
-    fn fresh<F: Float, E: Dimension>(
+    /// Half-precision inputs are widened to `f32` after the checks (see
+    /// [`widen`]) and the result rounded back.
+    fn fresh<T: Element, D: Dimension, E: Dimension>(
         self,
-        input: Strided<'_, '_, F>,
+        input: ArrayBase<&[T], D>,
         axis: usize,
         keep_dim: bool,
         op: &'static str,
-    ) -> Result<ArrayBase<Vec<F>, E>, Error> {
-        let (shape, len) = reduce_core::<F, E::Axes>(input, axis, keep_dim, self, op)?;
+    ) -> Result<ArrayBase<Vec<T>, E>, Error> {
+        let (shape, len) = reduce_core::<T, E::Axes>(input.strided(), axis, keep_dim, self, op)?;
+        let input = widen(input, op)?;
         let mut values = output_buffer(len, op)?;
-        values.resize(len, F::ZERO);
-        self.run(input, axis, &mut values);
-        owner(shape, values, op)
+        values.resize(len, T::Acc::ZERO);
+        self.run(input.view().strided(), axis, &mut values);
+        narrow(owner(shape, values, op)?, op)
     }
 
     /// Checks and runs the reduction into a caller's owner (the public
     /// function `op`).
-    fn into<F: Float, E: Dimension>(
+    fn into<T: Element, D: Dimension, E: Dimension>(
         self,
-        input: Strided<'_, '_, F>,
+        input: ArrayBase<&[T], D>,
         axis: usize,
         keep_dim: bool,
-        out: &mut ArrayBase<Vec<F>, E>,
+        out: &mut ArrayBase<Vec<T>, E>,
         op: &'static str,
     ) -> Result<(), Error> {
-        let (shape, _) = reduce_core::<F, DynDims>(input, axis, keep_dim, self, op)?;
+        let (shape, _) = reduce_core::<T, DynDims>(input.strided(), axis, keep_dim, self, op)?;
         check_output_shape(shape.as_slice(), out.layout.shape(), op)?;
-        self.run(input, axis, &mut out.data);
-        Ok(())
+        let input = widen(input, op)?;
+        into_narrowed(&mut out.data, op, |out| {
+            self.run(input.view().strided(), axis, out);
+            Ok(())
+        })
     }
 }
 
@@ -145,12 +153,12 @@ impl Reduction {
 /// assert_eq!(sum_axis(&d, 1, true)?.shape(), &[2, 1]); // keep_dim
 /// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
-pub fn sum_axis<D: Dimension, E: Dimension, F: Float, K: ReduceDim<D, Output = E>>(
-    input: &(impl AsArray<D, F> + ?Sized),
+pub fn sum_axis<D: Dimension, E: Dimension, T: Element, K: ReduceDim<D, Output = E>>(
+    input: &(impl AsArray<D, T> + ?Sized),
     axis: usize,
     keep: K,
-) -> Result<ArrayBase<Vec<F>, E>, Error> {
-    Reduction::Sum.fresh(input.as_array().strided(), axis, keep.keep(), "sum_axis")
+) -> Result<ArrayBase<Vec<T>, E>, Error> {
+    Reduction::Sum.fresh(input.as_array(), axis, keep.keep(), "sum_axis")
 }
 
 /// The mean over one axis: the ascending sum divided by the extent.
@@ -168,12 +176,12 @@ pub fn sum_axis<D: Dimension, E: Dimension, F: Float, K: ReduceDim<D, Output = E
 /// assert_eq!((m.shape(), m.as_slice()), (&[2, 1], &[22.0, 25.0][..]));
 /// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
-pub fn mean_axis<D: Dimension, E: Dimension, F: Float, K: ReduceDim<D, Output = E>>(
-    input: &(impl AsArray<D, F> + ?Sized),
+pub fn mean_axis<D: Dimension, E: Dimension, T: Element, K: ReduceDim<D, Output = E>>(
+    input: &(impl AsArray<D, T> + ?Sized),
     axis: usize,
     keep: K,
-) -> Result<ArrayBase<Vec<F>, E>, Error> {
-    Reduction::Mean.fresh(input.as_array().strided(), axis, keep.keep(), "mean_axis")
+) -> Result<ArrayBase<Vec<T>, E>, Error> {
+    Reduction::Mean.fresh(input.as_array(), axis, keep.keep(), "mean_axis")
 }
 
 /// The maximum over one axis: the first NaN wins with its exact bits; ties
@@ -192,12 +200,12 @@ pub fn mean_axis<D: Dimension, E: Dimension, F: Float, K: ReduceDim<D, Output = 
 /// assert_eq!(m.as_slice(), &[33.0, 36.0]);
 /// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
-pub fn max_axis<D: Dimension, E: Dimension, F: Float, K: ReduceDim<D, Output = E>>(
-    input: &(impl AsArray<D, F> + ?Sized),
+pub fn max_axis<D: Dimension, E: Dimension, T: Element, K: ReduceDim<D, Output = E>>(
+    input: &(impl AsArray<D, T> + ?Sized),
     axis: usize,
     keep: K,
-) -> Result<ArrayBase<Vec<F>, E>, Error> {
-    Reduction::Max.fresh(input.as_array().strided(), axis, keep.keep(), "max_axis")
+) -> Result<ArrayBase<Vec<T>, E>, Error> {
+    Reduction::Max.fresh(input.as_array(), axis, keep.keep(), "max_axis")
 }
 
 /// [`sum_axis`] into `out` (the output shape), reusing its storage.
@@ -215,14 +223,13 @@ pub fn max_axis<D: Dimension, E: Dimension, F: Float, K: ReduceDim<D, Output = E
 /// assert!(matches!(sum_axis_into(&t, 1, RemoveDim, &mut wrong), Err(Error::OutputShapeMismatch { .. })));
 /// # Ok::<(), Error>(())
 /// ```
-pub fn sum_axis_into<D: Dimension, E: Dimension, F: Float, K: ReduceDim<D, Output = E>>(
-    input: &(impl AsArray<D, F> + ?Sized),
+pub fn sum_axis_into<D: Dimension, E: Dimension, T: Element, K: ReduceDim<D, Output = E>>(
+    input: &(impl AsArray<D, T> + ?Sized),
     axis: usize,
     keep: K,
-    out: &mut ArrayBase<Vec<F>, E>,
+    out: &mut ArrayBase<Vec<T>, E>,
 ) -> Result<(), Error> {
-    let input = input.as_array();
-    Reduction::Sum.into(input.strided(), axis, keep.keep(), out, "sum_axis_into")
+    Reduction::Sum.into(input.as_array(), axis, keep.keep(), out, "sum_axis_into")
 }
 
 /// [`mean_axis`] into `out` (the output shape), reusing its storage.
@@ -238,14 +245,13 @@ pub fn sum_axis_into<D: Dimension, E: Dimension, F: Float, K: ReduceDim<D, Outpu
 /// assert_eq!(out.as_slice(), &[2.5, 3.5, 4.5]);
 /// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
-pub fn mean_axis_into<D: Dimension, E: Dimension, F: Float, K: ReduceDim<D, Output = E>>(
-    input: &(impl AsArray<D, F> + ?Sized),
+pub fn mean_axis_into<D: Dimension, E: Dimension, T: Element, K: ReduceDim<D, Output = E>>(
+    input: &(impl AsArray<D, T> + ?Sized),
     axis: usize,
     keep: K,
-    out: &mut ArrayBase<Vec<F>, E>,
+    out: &mut ArrayBase<Vec<T>, E>,
 ) -> Result<(), Error> {
-    let input = input.as_array();
-    Reduction::Mean.into(input.strided(), axis, keep.keep(), out, "mean_axis_into")
+    Reduction::Mean.into(input.as_array(), axis, keep.keep(), out, "mean_axis_into")
 }
 
 /// [`max_axis`] into `out` (the output shape), reusing its storage.
@@ -263,21 +269,20 @@ pub fn mean_axis_into<D: Dimension, E: Dimension, F: Float, K: ReduceDim<D, Outp
 /// assert!(matches!(max_axis_into(&empty, 1, RemoveDim, &mut out), Err(Error::EmptyMaxAxis { .. })));
 /// # Ok::<(), Error>(())
 /// ```
-pub fn max_axis_into<D: Dimension, E: Dimension, F: Float, K: ReduceDim<D, Output = E>>(
-    input: &(impl AsArray<D, F> + ?Sized),
+pub fn max_axis_into<D: Dimension, E: Dimension, T: Element, K: ReduceDim<D, Output = E>>(
+    input: &(impl AsArray<D, T> + ?Sized),
     axis: usize,
     keep: K,
-    out: &mut ArrayBase<Vec<F>, E>,
+    out: &mut ArrayBase<Vec<T>, E>,
 ) -> Result<(), Error> {
-    let input = input.as_array();
-    Reduction::Max.into(input.strided(), axis, keep.keep(), out, "max_axis_into")
+    Reduction::Max.into(input.as_array(), axis, keep.keep(), out, "max_axis_into")
 }
 
 /// The reductions as methods of every readable array: the same names, rules
 /// and errors as the free functions.
 impl<S: Readable, D: Dimension> ArrayBase<S, D>
 where
-    S::Elem: Float,
+    S::Elem: Element,
 {
     /// [`sum_axis`] as a method.
     ///

@@ -7,6 +7,8 @@ use crate::error::Error;
 use crate::tensor::array::base::ArrayBase;
 use crate::tensor::array::borrow::AsArray;
 use crate::tensor::array::storage::Readable;
+use super::widen::{into_narrowed, narrow, widen};
+use crate::tensor::element::Element;
 use crate::tensor::float::Float;
 use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::dims::Dims;
@@ -76,21 +78,23 @@ fn softmax_threads(len: usize) -> usize {
 /// assert_eq!(p, map_binary(&e, &z, |e, z| e / z)?);
 /// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
-pub fn softmax_axis<D: Dimension, F: Float>(
-    input: &(impl AsArray<D, F> + ?Sized),
+pub fn softmax_axis<D: Dimension, T: Element>(
+    input: &(impl AsArray<D, T> + ?Sized),
     axis: usize,
-) -> Result<ArrayBase<Vec<F>, D>, Error> {
+) -> Result<ArrayBase<Vec<T>, D>, Error> {
     let op = "softmax_axis";
     let input = input.as_array();
+    let len = softmax_len(input.layout.shape(), axis, op)?;
+    let widened = widen(input, op)?;
+    let input = widened.view();
     let input = input.strided();
-    let len = softmax_len(input.shape, axis, op)?;
     let threads = softmax_threads(len);
     let values = if threads <= 1 {
         let mut values = output_buffer(len, op)?;
         kernel::softmax(input, axis, len, &mut values);
         values
     } else {
-        let mut values = try_filled_parallel(len, F::ZERO, threads).map_err(|failed| {
+        let mut values = try_filled_parallel(len, T::Acc::ZERO, threads).map_err(|failed| {
             Error::AllocationFailed {
                 op,
                 elements: failed.elements,
@@ -99,7 +103,7 @@ pub fn softmax_axis<D: Dimension, F: Float>(
         kernel::softmax_blocks(input, axis, &mut values, threads);
         values
     };
-    owner(D::Axes::from_slice(input.shape), values, op)
+    narrow(owner(D::Axes::from_slice(input.shape), values, op)?, op)
 }
 
 /// [`softmax_axis`] into `out` (the input's shape), reusing its storage;
@@ -117,23 +121,25 @@ pub fn softmax_axis<D: Dimension, F: Float>(
 /// assert_eq!(p.as_slice(), &[1.0, 0.0]);
 /// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
-pub fn softmax_axis_into<D: Dimension, F: Float>(
-    input: &(impl AsArray<D, F> + ?Sized),
+pub fn softmax_axis_into<D: Dimension, T: Element>(
+    input: &(impl AsArray<D, T> + ?Sized),
     axis: usize,
-    out: &mut ArrayBase<Vec<F>, D>,
+    out: &mut ArrayBase<Vec<T>, D>,
 ) -> Result<(), Error> {
     let op = "softmax_axis_into";
     let input = input.as_array();
-    let input = input.strided();
-    let len = softmax_len(input.shape, axis, op)?;
-    check_output_shape(input.shape, out.layout.shape(), op)?;
-    kernel::softmax_blocks(input, axis, &mut out.data, softmax_threads(len));
-    Ok(())
+    let len = softmax_len(input.layout.shape(), axis, op)?;
+    check_output_shape(input.layout.shape(), out.layout.shape(), op)?;
+    let widened = widen(input, op)?;
+    into_narrowed(&mut out.data, op, |out| {
+        kernel::softmax_blocks(widened.view().strided(), axis, out, softmax_threads(len));
+        Ok(())
+    })
 }
 
 impl<S: Readable, D: Dimension> ArrayBase<S, D>
 where
-    S::Elem: Float,
+    S::Elem: Element,
 {
     /// [`softmax_axis`] as a method: the stable softmax along `axis`, fused,
     /// bit-identical to its composition.
