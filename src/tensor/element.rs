@@ -226,12 +226,12 @@ mod tests {
         assert_eq!(<f16 as Element>::from_f64(x).to_f32(), 1.0 + 2f32.powi(-10));
         // bf16: 1 + 2^-8 + 2^-40 (tie at 2^-8).
         let y = 1.0 + 2f64.powi(-8) + 2f64.powi(-40);
-        assert_eq!(b<f16 as Element>::from_f64(y).to_f32(), 1.0 + 2f32.powi(-7));
-        assert_eq!(b<f16 as Element>::from_f64(-y).to_f32(), -(1.0 + 2f32.powi(-7)));
+        assert_eq!(<bf16 as Element>::from_f64(y).to_f32(), 1.0 + 2f32.powi(-7));
+        assert_eq!(<bf16 as Element>::from_f64(-y).to_f32(), -(1.0 + 2f32.powi(-7)));
         // Exact values, overflow and the infinities go through unchanged.
         assert_eq!(<f16 as Element>::from_f64(0.5).to_f32(), 0.5);
         assert_eq!(<f16 as Element>::from_f64(1e10).to_f32(), f32::INFINITY);
-        assert_eq!(b<f16 as Element>::from_f64(f64::NEG_INFINITY).to_f32(), f32::NEG_INFINITY);
+        assert_eq!(<bf16 as Element>::from_f64(f64::NEG_INFINITY).to_f32(), f32::NEG_INFINITY);
         assert!(<f16 as Element>::from_f64(f64::NAN).is_nan());
     }
 }
