@@ -46,9 +46,9 @@ does not: `f64_to_f16_torch == f64_to_f16_via_f32` on every row, i.e. it rounds
 to f32 first, and the kinds 5 / 10 inputs below (a tie moved by less than half an
 f32 ulp) come out wrong that way; likewise `f64_to_bf16_torch` equals rounding to
 f32 then to bf16. (The `half` crate 2.7's `f16::from_f64` also rounds through
-f32 when the CPU has F16C, and its software path drops the low 32 bits of the
-f64 significand before rounding; neither is one correct rounding: test against
-`*_exact`, or document the difference.)
+f32 when the CPU has F16C, and its software path, like `bf16::from_f64`, drops the
+low 32 bits of the f64 significand before rounding; neither is one correct
+rounding: test against `*_exact`, or document the difference.)
 
 NaNs (kept apart because IEEE 754 does not fix a NaN's payload):
 - `nan_f32_inputs` F32 [K32], `nan_f32_to_f16_numpy`, `nan_f32_to_f16_torch`,
