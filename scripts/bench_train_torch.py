@@ -36,7 +36,10 @@ own share is the difference.
 q·kᵀ and p·v, forward and backward), an order of magnitude, not a count.
 
 Also recorded: torch and transformers versions, torch's CPU capability, the
-CPU model (/proc/cpuinfo), the date (UTC), and the load average before and after.
+CPU model (/proc/cpuinfo), the date (UTC), the load average before and after,
+and for each measurement `others_busy_cores`: the cores other processes kept
+busy meanwhile, from /proc/stat (0 = a quiet machine; on 2 cores anything near
+1 halves the 2-thread number).
 Run when the machine is quiet (`uptime`):
 
     /work/venv/bin/python scripts/bench_train_torch.py
@@ -75,6 +78,13 @@ def cpu_model() -> str:
     except OSError:
         pass
     return platform.processor() or "unknown"
+
+
+def busy_seconds() -> float:
+    """CPU seconds all processes spent busy since boot (/proc/stat: all but idle, iowait)."""
+    with open("/proc/stat") as f:
+        fields = [int(v) for v in f.readline().split()[1:]]
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
 
 
 def build(args) -> GPT2LMHeadModel:
@@ -136,10 +146,12 @@ def measure(args, threads: int) -> dict:
     for inputs, targets in data[: args.warmup]:
         step(inputs, targets)
     losses = []
+    busy0, own0 = busy_seconds(), sum(os.times()[:2])
     start = time.perf_counter()
     for inputs, targets in data[args.warmup :]:
         losses.append(step(inputs, targets))
     seconds = time.perf_counter() - start
+    others = (busy_seconds() - busy0 - (sum(os.times()[:2]) - own0)) / seconds
     tokens = args.steps * args.batch * args.seq
     return {
         "threads": threads,
@@ -147,6 +159,8 @@ def measure(args, threads: int) -> dict:
         "ms_per_step": 1e3 * seconds / args.steps,
         "tokens_per_s": tokens / seconds,
         "last_loss": losses[-1],
+        "others_busy_cores": others,
+        "load_1min": os.getloadavg()[0],
         "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
 
@@ -184,7 +198,8 @@ def main() -> int:
             rows.append(row)
             print(
                 f"run {run}  threads {k}  {row['ms_per_step']:8.1f} ms/step  {row['tokens_per_s']:9.0f} tokens/s  "
-                f"~{row['approx_train_gflop_s']:5.1f} GFLOP/s  loss {row['last_loss']:.4f}  rss {row['peak_rss_mib']:.0f} MiB",
+                f"~{row['approx_train_gflop_s']:5.1f} GFLOP/s  loss {row['last_loss']:.4f}  rss {row['peak_rss_mib']:.0f} MiB  "
+                f"others busy {row['others_busy_cores']:.2f} cores",
                 flush=True,
             )
     summary = {}
