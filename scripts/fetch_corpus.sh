@@ -12,7 +12,8 @@
 # character vector is one line, joined with "\n"), plus data/austen.txt: the six
 # in order of publication (Sense and Sensibility 1811, Pride and Prejudice 1813,
 # Mansfield Park 1814, Emma 1815, Northanger Abbey 1817, Persuasion 1817),
-# 4,025,029 bytes, ASCII only. Prints every sha256 and exits 1 if the text is
+# 4,025,029 bytes of UTF-8: ASCII but for one "£" (C2 A3) in Mansfield Park, 82
+# distinct byte values. Prints every sha256 and exits 1 if the text is
 # not the pinned one.
 #
 #     bash scripts/fetch_corpus.sh          # needs apt-get update once on a new machine
