@@ -214,7 +214,14 @@ def cases() -> list:
             )
         )
     out.append(
-        Case("log_softmax", "log_softmax_last", "torch.log_softmax(x0, dim=-1)", lambda x: torch.log_softmax(x, dim=-1), [(REAL, [2, 3, 5])], {"axis": -1})
+        Case(
+            "log_softmax",
+            "log_softmax_last",
+            "torch.log_softmax(x0, dim=-1)",
+            lambda x: torch.log_softmax(x, dim=-1),
+            [(REAL, [2, 3, 5])],
+            {"axis": -1},
+        )
     )
     targets = np.array([0, 4, 2, 2, 1, 4], dtype=np.int64)
     out.append(
@@ -268,12 +275,21 @@ def cases() -> list:
             expr, fn = "x0.transpose(-1, -2) @ x1", lambda a, b: a.transpose(-1, -2) @ b
         else:
             expr, fn = "x0 @ x1", lambda a, b: a @ b
-        out.append(Case("matmul", name, expr, fn, [(REAL, sa), (REAL, sb)], {"shapes": [sa, sb], "transpose": transpose}))
+        out.append(
+            Case("matmul", name, expr, fn, [(REAL, sa), (REAL, sb)], {"shapes": [sa, sb], "transpose": transpose})
+        )
 
     # Gathers with repeated indices.
     ids = np.array([[1, 4, 1, 0, 5], [4, 4, 2, 1, 3]], dtype=np.int64)
     out.append(
-        Case("embedding", "embedding_repeat", "F.embedding(x1, x0)", lambda w, i: F.embedding(i, w), [(REAL, [6, 4]), ("int", ids)], {"num": 6, "dim": 4})
+        Case(
+            "embedding",
+            "embedding_repeat",
+            "F.embedding(x1, x0)",
+            lambda w, i: F.embedding(i, w),
+            [(REAL, [6, 4]), ("int", ids)],
+            {"num": 6, "dim": 4},
+        )
     )
     for axis, index in ((1, [4, 0, 4, 2, 4]), (0, [2, 2, 0])):
         out.append(
@@ -294,7 +310,14 @@ def cases() -> list:
         ("concat_last", [[2, 3, 1], [2, 3, 4]], -1),
     ):
         out.append(
-            Case("concat", name, f"torch.cat([x0, ...], dim={axis})", lambda *xs, axis=axis: torch.cat(xs, dim=axis), [(REAL, s) for s in shapes_], {"axis": axis, "shapes": shapes_})
+            Case(
+                "concat",
+                name,
+                f"torch.cat([x0, ...], dim={axis})",
+                lambda *xs, axis=axis: torch.cat(xs, dim=axis),
+                [(REAL, s) for s in shapes_],
+                {"axis": axis, "shapes": shapes_},
+            )
         )
     for axis in (0, 1, 2):
         out.append(
@@ -309,11 +332,38 @@ def cases() -> list:
         )
 
     # Views.
-    for name, shape, perm in (("permute_201", [2, 3, 4], [2, 0, 1]), ("permute_102", [2, 3, 4], [1, 0, 2]), ("permute_heads", [2, 3, 4, 5], [0, 2, 1, 3])):
-        out.append(Case("permute", name, f"x0.permute({perm})", lambda x, perm=perm: x.permute(perm), [(REAL, shape)], {"perm": perm}))
+    for name, shape, perm in (
+        ("permute_201", [2, 3, 4], [2, 0, 1]),
+        ("permute_102", [2, 3, 4], [1, 0, 2]),
+        ("permute_heads", [2, 3, 4, 5], [0, 2, 1, 3]),
+    ):
+        out.append(
+            Case(
+                "permute",
+                name,
+                f"x0.permute({perm})",
+                lambda x, perm=perm: x.permute(perm),
+                [(REAL, shape)],
+                {"perm": perm},
+            )
+        )
     for name, a, b in (("transpose_02", 0, 2), ("transpose_last2", -1, -2)):
-        out.append(Case("transpose", name, f"x0.transpose({a}, {b})", lambda x, a=a, b=b: x.transpose(a, b), [r3], {"axes": [a, b]}))
-    for name, to in (("reshape_6x4", [6, 4]), ("reshape_4x3x2", [4, 3, 2]), ("reshape_flat", [24]), ("reshape_split", [2, 3, 2, 2])):
+        out.append(
+            Case(
+                "transpose",
+                name,
+                f"x0.transpose({a}, {b})",
+                lambda x, a=a, b=b: x.transpose(a, b),
+                [r3],
+                {"axes": [a, b]},
+            )
+        )
+    for name, to in (
+        ("reshape_6x4", [6, 4]),
+        ("reshape_4x3x2", [4, 3, 2]),
+        ("reshape_flat", [24]),
+        ("reshape_split", [2, 3, 2, 2]),
+    ):
         out.append(Case("reshape", name, f"x0.reshape({to})", lambda x, to=to: x.reshape(to), [r3], {"to": to}))
     out.append(
         Case(
@@ -348,19 +398,43 @@ def cases() -> list:
     )
     for name, axis, index in (("select_axis1", 1, 2), ("select_axis0", 0, 1), ("select_last", -1, 0)):
         out.append(
-            Case("select", name, f"x0.select({axis}, {index})", lambda x, axis=axis, index=index: x.select(axis, index), [r3], {"axis": axis, "index": index})
+            Case(
+                "select",
+                name,
+                f"x0.select({axis}, {index})",
+                lambda x, axis=axis, index=index: x.select(axis, index),
+                [r3],
+                {"axis": axis, "index": index},
+            )
         )
     for name, axis in (("unsqueeze_axis1", 1), ("unsqueeze_last", -1)):
-        out.append(Case("unsqueeze", name, f"x0.unsqueeze({axis})", lambda x, axis=axis: x.unsqueeze(axis), [r3], {"axis": axis}))
-    out.append(Case("squeeze", "squeeze_axis1", "x0.squeeze(1)", lambda x: x.squeeze(1), [(REAL, [2, 1, 4])], {"axis": 1}))
-    out.append(Case("squeeze", "squeeze_all", "x0.squeeze()", lambda x: x.squeeze(), [(REAL, [1, 3, 1])], {"axis": None}))
+        out.append(
+            Case(
+                "unsqueeze", name, f"x0.unsqueeze({axis})", lambda x, axis=axis: x.unsqueeze(axis), [r3], {"axis": axis}
+            )
+        )
+    out.append(
+        Case("squeeze", "squeeze_axis1", "x0.squeeze(1)", lambda x: x.squeeze(1), [(REAL, [2, 1, 4])], {"axis": 1})
+    )
+    out.append(
+        Case("squeeze", "squeeze_all", "x0.squeeze()", lambda x: x.squeeze(), [(REAL, [1, 3, 1])], {"axis": None})
+    )
     for name, shape, to in (
         ("expand_col", [3, 1], [2, 3, 4]),
         ("expand_row", [4], [2, 3, 4]),
         ("expand_scalar", [], [2, 3]),
         ("expand_mid", [1, 3, 1], [2, 3, 4]),
     ):
-        out.append(Case("expand", name, f"x0.expand({to})  (broadcast_to)", lambda x, to=to: x.expand(to), [(REAL, shape)], {"from": shape, "to": to}))
+        out.append(
+            Case(
+                "expand",
+                name,
+                f"x0.expand({to})  (broadcast_to)",
+                lambda x, to=to: x.expand(to),
+                [(REAL, shape)],
+                {"from": shape, "to": to},
+            )
+        )
     return out
 
 
@@ -494,7 +568,12 @@ def write(out_dir: Path) -> dict:
             first = np.argmax(x == x.max(axis=axis, keepdims=True), axis=axis)
             assert np.array_equal(idx.reshape(first.shape), first), entry["case"]
             assert np.any(np.sum(x == x.max(axis=axis, keepdims=True), axis=axis) > 1), f"{entry['case']}: no tie"
-    metadata = {"fixture": "scripts/autograd_fixture.py", "torch": torch.__version__, "numpy": np.__version__, "dtype": "float64"}
+    metadata = {
+        "fixture": "scripts/autograd_fixture.py",
+        "torch": torch.__version__,
+        "numpy": np.__version__,
+        "dtype": "float64",
+    }
     for name, tensors in per_file.items():
         (out_dir / name).write_bytes(serialize(tensors, metadata))
     doc = {
@@ -521,6 +600,4 @@ def file_names() -> list:
 
 
 if __name__ == "__main__":
-    sys.exit(
-        fixture_main(lambda out: f"{write(out)['cases']} cases", OUT, file_names(), "autograd_fixture.py")
-    )
+    sys.exit(fixture_main(lambda out: f"{write(out)['cases']} cases", OUT, file_names(), "autograd_fixture.py"))

@@ -126,7 +126,6 @@ run on CPU), transformers 5.24.0, safetensors 0.8.0, numpy 2.4.6.
 """
 
 import copy
-import json
 import math
 import sys
 from pathlib import Path
@@ -153,8 +152,28 @@ HYPER = {
 # clip_max_norm C per case: between the case's gradient norms, so clipping is
 # active on the first steps and not on the later ones (see reference.json).
 CASES = {
-    "tiny": {"n_layer": 2, "n_head": 2, "n_embd": 32, "n_positions": 32, "vocab_size": 96, "batch": 2, "seq": 32, "seed": 7, "clip_max_norm": 1.0},
-    "small": {"n_layer": 2, "n_head": 4, "n_embd": 64, "n_positions": 64, "vocab_size": 256, "batch": 4, "seq": 64, "seed": 11, "clip_max_norm": 2.1},
+    "tiny": {
+        "n_layer": 2,
+        "n_head": 2,
+        "n_embd": 32,
+        "n_positions": 32,
+        "vocab_size": 96,
+        "batch": 2,
+        "seq": 32,
+        "seed": 7,
+        "clip_max_norm": 1.0,
+    },
+    "small": {
+        "n_layer": 2,
+        "n_head": 4,
+        "n_embd": 64,
+        "n_positions": 64,
+        "vocab_size": 256,
+        "batch": 4,
+        "seq": 64,
+        "seed": 11,
+        "clip_max_norm": 2.1,
+    },
 }
 # The opening of "Pride and Prejudice" (Jane Austen, 1813; public domain), ASCII:
 # bytes 51..2263 of data/austen/prideprejudice.txt (scripts/fetch_corpus.sh), the
@@ -167,40 +186,40 @@ TEXT = (
     "first entering a neighbourhood, this truth is so well fixed in the minds\n"
     "of the surrounding families, that he is considered the rightful property\n"
     "of some one or other of their daughters.\n\n"
-    "\"My dear Mr. Bennet,\" said his lady to him one day, \"have you heard that\n"
-    "Netherfield Park is let at last?\"\n\n"
+    '"My dear Mr. Bennet," said his lady to him one day, "have you heard that\n'
+    'Netherfield Park is let at last?"\n\n'
     "Mr. Bennet replied that he had not.\n\n"
-    "\"But it is,\" returned she; \"for Mrs. Long has just been here, and she\n"
-    "told me all about it.\"\n\n"
+    '"But it is," returned she; "for Mrs. Long has just been here, and she\n'
+    'told me all about it."\n\n'
     "Mr. Bennet made no answer.\n\n"
-    "\"Do you not want to know who has taken it?\" cried his wife impatiently.\n\n"
-    "\"_You_ want to tell me, and I have no objection to hearing it.\"\n\n"
+    '"Do you not want to know who has taken it?" cried his wife impatiently.\n\n'
+    '"_You_ want to tell me, and I have no objection to hearing it."\n\n'
     "This was invitation enough.\n\n"
-    "\"Why, my dear, you must know, Mrs. Long says that Netherfield is taken\n"
+    '"Why, my dear, you must know, Mrs. Long says that Netherfield is taken\n'
     "by a young man of large fortune from the north of England; that he came\n"
     "down on Monday in a chaise and four to see the place, and was so much\n"
     "delighted with it, that he agreed with Mr. Morris immediately; that he\n"
     "is to take possession before Michaelmas, and some of his servants are to\n"
-    "be in the house by the end of next week.\"\n\n"
-    "\"What is his name?\"\n\n"
-    "\"Bingley.\"\n\n"
-    "\"Is he married or single?\"\n\n"
-    "\"Oh! Single, my dear, to be sure! A single man of large fortune; four or\n"
-    "five thousand a year. What a fine thing for our girls!\"\n\n"
-    "\"How so? How can it affect them?\"\n\n"
-    "\"My dear Mr. Bennet,\" replied his wife, \"how can you be so tiresome! You\n"
-    "must know that I am thinking of his marrying one of them.\"\n\n"
-    "\"Is that his design in settling here?\"\n\n"
-    "\"Design! Nonsense, how can you talk so! But it is very likely that he\n"
+    'be in the house by the end of next week."\n\n'
+    '"What is his name?"\n\n'
+    '"Bingley."\n\n'
+    '"Is he married or single?"\n\n'
+    '"Oh! Single, my dear, to be sure! A single man of large fortune; four or\n'
+    'five thousand a year. What a fine thing for our girls!"\n\n'
+    '"How so? How can it affect them?"\n\n'
+    '"My dear Mr. Bennet," replied his wife, "how can you be so tiresome! You\n'
+    'must know that I am thinking of his marrying one of them."\n\n'
+    '"Is that his design in settling here?"\n\n'
+    '"Design! Nonsense, how can you talk so! But it is very likely that he\n'
     "_may_ fall in love with one of them, and therefore you must visit him as\n"
-    "soon as he comes.\"\n\n"
-    "\"I see no occasion for that. You and the girls may go, or you may send\n"
+    'soon as he comes."\n\n'
+    '"I see no occasion for that. You and the girls may go, or you may send\n'
     "them by themselves, which perhaps will be still better, for as you are\n"
     "as handsome as any of them, Mr. Bingley may like you the best of the\n"
-    "party.\"\n\n"
-    "\"My dear, you flatter me. I certainly _have_ had my share of beauty, but\n"
+    'party."\n\n'
+    '"My dear, you flatter me. I certainly _have_ had my share of beauty, but\n'
     "I do not pretend to be anything extraordinary now. When a woman has five\n"
-    "grown-up daughters, she ought to give over thinking of her own beauty.\"\n"
+    'grown-up daughters, she ought to give over thinking of her own beauty."\n'
 )
 OUT = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "train"
 CASE_FILES = [
@@ -377,7 +396,9 @@ def write_case(name: str, case: dict, out_dir: Path) -> dict:
     weight_abs_per_param = {n: float((run32["weights"][n].double() - run64["weights"][n]).abs().max()) for n in g64}
     weight_abs = max(weight_abs_per_param.values())
     assert run32["clipped"] == run64["clipped"], f"{name}: f32 and f64 clip on different steps"
-    assert any(run32["clipped"]) and not all(run32["clipped"]), f"{name}: clipping must be active on some steps only: {run32['norms']}"
+    assert any(run32["clipped"]) and not all(run32["clipped"]), (
+        f"{name}: clipping must be active on some steps only: {run32['norms']}"
+    )
     f32_vs_f64 = {
         "grads_max_abs_diff_rel_to_max_abs_grad": max(grad_rel.values()),
         "grads_max_abs_diff_rel_to_max_abs_grad_per_param": grad_rel,
@@ -393,7 +414,11 @@ def write_case(name: str, case: dict, out_dir: Path) -> dict:
         "key_bias_grad_step0_max_abs_f64": key_bias(g64),
     }
 
-    metadata = {"fixture": f"scripts/train_fixture.py case {name}", "seed": str(case["seed"]), **{k: str(v) for k, v in versions().items()}}
+    metadata = {
+        "fixture": f"scripts/train_fixture.py case {name}",
+        "seed": str(case["seed"]),
+        **{k: str(v) for k, v in versions().items()},
+    }
     (out_dir / "batches.safetensors").write_bytes(serialize({"inputs": inputs, "targets": targets}, metadata))
     (out_dir / "grads.safetensors").write_bytes(serialize(f32_arrays(g32), metadata))
     losses = np.array(run32["losses"], dtype=np.float32)
