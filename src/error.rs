@@ -479,6 +479,26 @@ pub enum Error {
         /// Bytes the file gives it.
         actual_bytes: usize,
     },
+    /// Two tensors of one name given to a checkpoint writer.
+    #[error("{op}: a tensor named `{name}` was already added")]
+    DuplicateTensor {
+        /// The operation called.
+        op: &'static str,
+        /// The repeated name.
+        name: String,
+    },
+    /// Reading or writing a file failed.
+    #[error("{op}: {path}: {message}")]
+    Io {
+        /// The operation called.
+        op: &'static str,
+        /// The file.
+        path: String,
+        /// The I/O error's kind.
+        kind: std::io::ErrorKind,
+        /// The I/O error's message.
+        message: String,
+    },
     /// An error about one named tensor of a file: the name, then what went
     /// wrong with it (a wrong dtype or rank, a byte length, an allocation).
     #[error("tensor `{name}`: {source}")]

@@ -1,32 +1,12 @@
-//! Ranked views straight over the tensors of a safetensors buffer
-//! (feature `safetensors`).
-//!
-//! A weights file is one byte buffer: a JSON header, then every tensor's
-//! little-endian values. [`Weights::get`] returns a [`View`] that borrows
-//! those bytes as `&[f32]` (no copy) whenever they are aligned for the
-//! element type; otherwise it copies once into an owned [`Tensor`] and says
-//! so ([`Weight::Copied`]). [`AlignedBytes`] reads a file into an 8-byte
-//! aligned buffer, so every f32/f64 tensor of a well-formed file borrows.
-//!
-//! ```
-//! use llm_from_scratch::tensor::weights::{AlignedBytes, Weights};
-//! # let bytes = safetensors::serialize(
-//! #     [("w", safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![2, 3],
-//! #         &[0u8; 24]).unwrap())], None).unwrap();
-//! let buffer = AlignedBytes::from_bytes(&bytes);     // or AlignedBytes::read(path)?
-//! let weights = Weights::parse(buffer.as_bytes())?;
-//! let w = weights.get::<2, f32>("w")?;               // rank 2 checked against the header
-//! assert!(w.is_borrowed());
-//! assert_eq!(w.view().shape(), &[2, 3]);
-//! # Ok::<(), Box<dyn std::error::Error>>(())
-//! ```
+//! Reading tensors out of a safetensors buffer: zero-copy ranked views
+//! when the bytes are aligned, converting copies into any float type.
 
-use super::array::base::{Tensor, View};
-use super::shape::layout::checked_len;
-use super::traverse::alloc::try_buffer;
+use crate::tensor::array::base::{Tensor, View};
+use crate::tensor::shape::layout::checked_len;
+use crate::tensor::traverse::alloc::try_buffer;
 use crate::error::Error;
+use crate::tensor::element::Element;
 use safetensors::{Dtype, SafeTensors};
-use std::path::Path;
 
 /// The earlier name of the errors of this module: they are variants of the
 /// crate's [`Error`] now ([`Error::InvalidFile`], [`Error::MissingTensor`],
@@ -44,6 +24,15 @@ pub trait SafetensorsElement: bytemuck::Pod {
 
 impl SafetensorsElement for f32 {
     const DTYPE: Dtype = Dtype::F32;
+}
+impl SafetensorsElement for half::f16 {
+    const DTYPE: Dtype = Dtype::F16;
+}
+impl SafetensorsElement for half::bf16 {
+    const DTYPE: Dtype = Dtype::BF16;
+}
+impl SafetensorsElement for u8 {
+    const DTYPE: Dtype = Dtype::U8;
 }
 impl SafetensorsElement for f64 {
     const DTYPE: Dtype = Dtype::F64;
@@ -233,6 +222,110 @@ impl<'a> Weights<'a> {
         };
         read().map_err(|error| error.in_tensor(name))
     }
+    /// The tensor `name` as a new owner of the float type `T`, whatever
+    /// float type the file stores (`F16`, `BF16`, `F32`, `F64`): each value
+    /// converted once, correctly rounded (exact when widening; the values
+    /// copied as they are when the types match). To compute in `f32` from a
+    /// `bf16` checkpoint, or in `f64` from an `f32` one.
+    ///
+    /// Shapes: the file's shape, which must have `R` axes.
+    ///
+    /// # Errors
+    /// [`Error::MissingTensor`]; then, as [`Error::InTensor`] naming the
+    /// tensor: [`Error::WrongDtype`] for a non-float dtype,
+    /// [`Error::RankMismatch`], [`Error::ByteLengthMismatch`],
+    /// [`Error::AllocationFailed`].
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::{bf16, weights::{AlignedBytes, Weights}};
+    /// let halves: Vec<u8> = [1.5f32, -2.0].iter().flat_map(|&v| bf16::from_f32(v).to_le_bytes()).collect();
+    /// # let bytes = safetensors::serialize(
+    /// #     [("w", safetensors::tensor::TensorView::new(safetensors::Dtype::BF16, vec![1, 2], &halves)?)], None)?;
+    /// let buffer = AlignedBytes::from_bytes(&bytes);
+    /// let weights = Weights::parse(buffer.as_bytes())?;
+    /// let w = weights.get_as::<2, f32>("w")?; // a BF16 tensor, computed in f32
+    /// assert_eq!(w.as_slice(), &[1.5, -2.0]);
+    /// assert_eq!(weights.get_as::<2, f64>("w")?.as_slice(), &[1.5, -2.0]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn get_as<const R: usize, T: Element>(&self, name: &str) -> Result<Tensor<R, T>, Error> {
+        let tensor = self
+            .tensors
+            .tensor(name)
+            .map_err(|_| Error::MissingTensor {
+                name: name.to_string(),
+            })?;
+        let read = || {
+            let op = "Weights::get_as";
+            let (width, decode): (usize, fn(&[u8]) -> f64) = match tensor.dtype() {
+                Dtype::F16 => (2, |b| f64::from(half::f16::from_le_bytes([b[0], b[1]]).to_f32())),
+                Dtype::BF16 => (2, |b| f64::from(half::bf16::from_le_bytes([b[0], b[1]]).to_f32())),
+                Dtype::F32 => (4, |b| f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))),
+                Dtype::F64 => (8, |b| f64::from_le_bytes(b.try_into().unwrap_or([0; 8]))),
+                other => {
+                    return Err(Error::WrongDtype {
+                        op,
+                        expected: "a float dtype (F16, BF16, F32, F64)".to_string(),
+                        actual: format!("{other:?}"),
+                    });
+                }
+            };
+            let shape: [usize; R] = tensor.shape().try_into().map_err(|_| Error::RankMismatch {
+                op,
+                expected: R,
+                actual: tensor.shape().len(),
+            })?;
+            let bytes = tensor.data();
+            let elements = checked_len(&shape, op)?;
+            let expected_bytes = elements.checked_mul(width);
+            if expected_bytes != Some(bytes.len()) {
+                return Err(Error::ByteLengthMismatch {
+                    op,
+                    expected_bytes: expected_bytes.unwrap_or(usize::MAX),
+                    actual_bytes: bytes.len(),
+                });
+            }
+            let mut values: Vec<T> = try_buffer(elements).map_err(|failed| {
+                Error::AllocationFailed {
+                    op,
+                    elements: failed.elements,
+                }
+            })?;
+            values.extend(bytes.chunks_exact(width).map(|b| T::from_f64(decode(b))));
+            Tensor::from_vec(shape, values)
+        };
+        read().map_err(|error| error.in_tensor(name))
+    }
+
+    /// The stored dtype of the tensor `name` (`"F16"`, `"BF16"`, `"F32"`, ...),
+    /// or `None` when there is no such tensor.
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::weights::Weights;
+    /// # let bytes = safetensors::serialize(
+    /// #     [("w", safetensors::tensor::TensorView::new(safetensors::Dtype::F16, vec![2], &[0u8; 4])?)], None)?;
+    /// let weights = Weights::parse(&bytes)?;
+    /// assert_eq!(weights.dtype("w").as_deref(), Some("F16"));
+    /// assert_eq!(weights.dtype("b"), None);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn dtype(&self, name: &str) -> Option<String> {
+        let tensor = self.tensors.tensor(name).ok()?;
+        Some(format!("{:?}", tensor.dtype()))
+    }
+
+    /// The stored shape of the tensor `name`, or `None` when there is no such tensor.
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::weights::Weights;
+    /// # let bytes = safetensors::serialize(
+    /// #     [("w", safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![2, 1], &[0u8; 8])?)], None)?;
+    /// assert_eq!(Weights::parse(&bytes)?.shape("w"), Some(vec![2, 1]));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn shape(&self, name: &str) -> Option<Vec<usize>> {
+        Some(self.tensors.tensor(name).ok()?.shape().to_vec())
+    }
 }
 
 /// The copy path: decode little-endian values one by one into a new owner.
@@ -258,60 +351,3 @@ fn copy_values<const R: usize, T: SafetensorsElement>(
     Tensor::from_vec(shape, values)
 }
 
-/// A byte buffer whose start is 8-byte aligned, so f32/f64 tensors of a
-/// safetensors file (whose data offsets are multiples of 8) borrow directly.
-#[derive(Debug, Clone, Default)]
-pub struct AlignedBytes {
-    words: Vec<u64>,
-    len: usize,
-}
-
-impl AlignedBytes {
-    /// Copies `bytes` into an aligned buffer.
-    ///
-    /// ```
-    /// use llm_from_scratch::tensor::weights::AlignedBytes;
-    /// let buffer = AlignedBytes::from_bytes(&[1, 2, 3]);
-    /// assert_eq!(buffer.as_bytes(), &[1, 2, 3]);
-    /// assert_eq!(buffer.as_bytes().as_ptr() as usize % 8, 0);
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn from_bytes(bytes: &[u8]) -> Self {
-        let mut words = vec![0_u64; bytes.len().div_ceil(8)];
-        bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..bytes.len()].copy_from_slice(bytes);
-        Self {
-            words,
-            len: bytes.len(),
-        }
-    }
-
-    /// Reads a whole file into an aligned buffer.
-    ///
-    /// # Errors
-    /// Any I/O error of reading the file.
-    ///
-    /// ```
-    /// use llm_from_scratch::tensor::weights::AlignedBytes;
-    /// let path = std::env::temp_dir().join(format!("aligned-bytes-doc-{}.bin", std::process::id()));
-    /// std::fs::write(&path, [7u8, 8, 9])?;
-    /// let buffer = AlignedBytes::read(&path);
-    /// std::fs::remove_file(&path)?;
-    /// assert_eq!(buffer?.as_bytes(), &[7, 8, 9]);
-    /// assert!(AlignedBytes::read(&path).is_err()); // the file is gone
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn read(path: impl AsRef<Path>) -> std::io::Result<Self> {
-        Ok(Self::from_bytes(&std::fs::read(path)?))
-    }
-
-    /// The bytes.
-    ///
-    /// ```
-    /// use llm_from_scratch::tensor::weights::AlignedBytes;
-    /// assert_eq!(AlignedBytes::from_bytes(b"abc").as_bytes(), b"abc");
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
-    /// ```
-    pub fn as_bytes(&self) -> &[u8] {
-        &bytemuck::cast_slice::<u64, u8>(&self.words)[..self.len]
-    }
-}

@@ -1,0 +1,32 @@
+//! Safetensors checkpoints (feature `safetensors`): ranked views straight
+//! over a file's tensors, converting reads into any float type, and a writer.
+//!
+//! A weights file is one byte buffer: a JSON header, then every tensor's
+//! little-endian values. [`Weights::get`] returns a [`View`] that borrows
+//! those bytes as `&[f32]` (no copy) whenever they are aligned for the
+//! element type; otherwise it copies once into an owned [`Tensor`] and says
+//! so ([`Weight::Copied`]). [`AlignedBytes`] reads a file into an 8-byte
+//! aligned buffer, so every f32/f64 tensor of a well-formed file borrows.
+//!
+//! ```
+//! use llm_from_scratch::tensor::weights::{AlignedBytes, Weights};
+//! # let bytes = safetensors::serialize(
+//! #     [("w", safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![2, 3],
+//! #         &[0u8; 24]).unwrap())], None).unwrap();
+//! let buffer = AlignedBytes::from_bytes(&bytes);     // or AlignedBytes::read(path)?
+//! let weights = Weights::parse(buffer.as_bytes())?;
+//! let w = weights.get::<2, f32>("w")?;               // rank 2 checked against the header
+//! assert!(w.is_borrowed());
+//! assert_eq!(w.view().shape(), &[2, 3]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+
+mod bytes;
+mod read;
+mod write;
+
+pub use bytes::AlignedBytes;
+#[allow(deprecated)]
+pub use read::{SafetensorsElement, Weight, Weights, WeightsError};
+pub use write::SafetensorsWriter;
