@@ -52,6 +52,12 @@ pub use shape::rank::{
     BroadcastRank, InsertAxis, KeepDim, MAX_RANK, MatrixRank, Rank, RankAtMost, ReduceDim,
     RemoveAxis, RemoveDim,
 };
+/// A read-only memory map of a weights file (feature `mmap`): parse its
+/// [`bytes`](MappedFile::bytes) with `weights::Weights::parse` (or the GGUF reader). See the
+/// `llm_from_scratch_mmap` crate for the one rule it relies on (do not
+/// modify a file while it is mapped).
+#[cfg(feature = "mmap")]
+pub use llm_from_scratch_mmap::MappedFile;
 pub use trace::{LayoutTrace, TraceRow};
 pub use traverse::offsets::{StridedOffsets, StridedValues};
 #[doc(no_inline)]
