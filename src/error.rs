@@ -521,11 +521,11 @@ impl Error {
     }
 }
 
-/// The owner layer's name for [`Error`] in the earlier three-enum design.
+/// The owner layer's name for [`Error`](enum@Error) in the earlier three-enum design.
 pub type TensorError = Error;
 
-/// The view layer's name for [`Error`] in the earlier three-enum design.
+/// The view layer's name for [`Error`](enum@Error) in the earlier three-enum design.
 pub type TensorViewError = Error;
 
-/// The operation layer's name for [`Error`] in the earlier three-enum design.
+/// The operation layer's name for [`Error`](enum@Error) in the earlier three-enum design.
 pub type TensorOpError = Error;

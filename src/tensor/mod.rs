@@ -14,7 +14,7 @@
 //! | [`ops`] | broadcasting, maps, reductions, matrix products, gathers, softmax (free functions; each is also a method) |
 //! | [`rank`] | rank arithmetic in the type system ([`RemoveAxis`], [`InsertAxis`], [`BroadcastRank`], ...) |
 //! | [`Axes1`] … [`Axes8`] | compile-time axis lists for `permute_axes` |
-//! | [`Error`](crate::Error) | the one error type |
+//! | [`Error`] | the one error type |
 //! | [`LayoutTrace`] | a table of layouts: shape, strides, offsets, shared or new owner |
 //! | `weights` (feature `safetensors`) | views over a safetensors buffer |
 //! | `View::to_ndarray`, `View::try_from(array_view)` (feature `ndarray`) | the same storage, shape and strides as ndarray's `ArrayView`, both ways, no copy |

@@ -2,19 +2,7 @@
 //! [`Rank<R>`] (the rank in the type) or [`DynRank`] (the rank at run time),
 //! and [`IntoShape`], the shape arguments each of them takes.
 //!
-//! A dimension decides the types of everything rank-shaped in a signature:
-//!
-//! | | `Rank<R>` | `DynRank` |
-//! |---|---|---|
-//! | `shape()`, `strides()` return | `&[usize; R]` | `&[usize]` |
-//! | coordinates and axis lists ([`Dimension::Index`]: `get`, `permute`) | `[usize; R]` | `&[usize]` |
-//! | shape arguments ([`IntoShape`]: `from_vec`, `reshape`, `broadcast_to`) | `[usize; S]` | `&[usize]`, `Vec<usize>` |
-//! | one axis less / more ([`RemoveAxis`](super::rank::RemoveAxis), [`InsertAxis`](super::rank::InsertAxis)) | `Rank<R - 1>` / `Rank<R + 1>` (the rank table) | `DynRank` |
-//! | a wrong rank | a compile error | a typed error at run time |
-//!
-//! So a method is written once for both (ndarray's `Dimension` for `IxN` /
-//! `IxDyn`, nalgebra's `Const<N>` / `Dyn`), and the rank tables of
-//! [`rank`](super::rank) give the typed ranks their arithmetic.
+//! See [`Dimension`] for what a dimension decides.
 
 use super::dims::{Dims, DynDims, MAX_DYN_RANK};
 use crate::error::Error;
@@ -46,7 +34,21 @@ pub struct Rank<const R: usize>;
 pub struct DynRank;
 
 /// The dimension parameter `D` of [`ArrayBase<S, D>`](crate::tensor::ArrayBase):
-/// [`Rank<R>`] or [`DynRank`]. Sealed; see the [module docs](self).
+/// [`Rank<R>`] or [`DynRank`]. Sealed.
+///
+/// A dimension decides the types of everything rank-shaped in a signature:
+///
+/// | | `Rank<R>` | `DynRank` |
+/// |---|---|---|
+/// | `shape()`, `strides()` return | `&[usize; R]` | `&[usize]` |
+/// | coordinates and axis lists ([`Dimension::Index`]: `get`, `permute`) | `[usize; R]` | `&[usize]` |
+/// | shape arguments ([`IntoShape`]: `from_vec`, `reshape`, `broadcast_to`) | `[usize; S]` | `&[usize]`, `Vec<usize>` |
+/// | one axis less / more ([`RemoveAxis`](super::rank::RemoveAxis), [`InsertAxis`](super::rank::InsertAxis)) | `Rank<R - 1>` / `Rank<R + 1>` (the rank table) | `DynRank` |
+/// | a wrong rank | a compile error | a typed error at run time |
+///
+/// So a method is written once for both (ndarray's `Dimension` for `IxN` /
+/// `IxDyn`, nalgebra's `Const<N>` / `Dyn`), and the rank tables of
+/// [`rank`](super::rank) give the typed ranks their arithmetic.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is not a dimension: use `Rank<R>` (rank in the type) or `DynRank` (rank at run time)",
     label = "not `Rank<R>` or `DynRank`"

@@ -2,11 +2,13 @@
 //! over a file's tensors, converting reads into any float type, and a writer.
 //!
 //! A weights file is one byte buffer: a JSON header, then every tensor's
-//! little-endian values. [`Weights::get`] returns a [`View`] that borrows
-//! those bytes as `&[f32]` (no copy) whenever they are aligned for the
-//! element type; otherwise it copies once into an owned [`Tensor`] and says
-//! so ([`Weight::Copied`]). [`AlignedBytes`] reads a file into an 8-byte
-//! aligned buffer, so every f32/f64 tensor of a well-formed file borrows.
+//! little-endian values. [`Weights::get`] gives a view that borrows those
+//! bytes (no copy) when they are aligned for the element type, else it
+//! copies once into an owner and says so ([`Weight::Copied`]);
+//! [`Weights::get_as`] converts any float dtype into the type you compute
+//! in. [`AlignedBytes`] reads a file into an 8-byte aligned buffer (or map
+//! it, feature `mmap`), so every tensor of a well-formed file borrows.
+//! [`SafetensorsWriter`] writes named tensors of any supported dtype.
 //!
 //! ```
 //! use llm_from_scratch::tensor::weights::{AlignedBytes, Weights};

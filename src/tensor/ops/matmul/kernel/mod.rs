@@ -135,7 +135,7 @@ pub(crate) fn matmul<F: Float>(
 /// can inspect, like the copy, reduce and softmax strategies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum MatmulStrategy {
-    /// At most [`small::MAX_ROWS`] rows per matrix (after folding batch
+    /// At most 4 rows per matrix (after folding batch
     /// axes into rows): the decode path, which reads the right operand in
     /// place when its columns are contiguous and stages small blocks otherwise.
     Small {
