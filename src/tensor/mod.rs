@@ -23,6 +23,7 @@ mod array;
 pub mod error;
 mod float;
 mod fmt;
+mod math;
 pub mod ops;
 mod shape;
 mod trace;
