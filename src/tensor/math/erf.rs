@@ -19,7 +19,7 @@
 //!   `gelu_erf(-inf) = -0`.
 
 use super::exp::{ExpConsts, Pow2, expm1_reduced, reduce};
-use super::{V, horner, keep_nan, square_exact};
+use super::{V, horner, keep_nan, or_sign_of, square_exact};
 use crate::tensor::traverse::simd::Element;
 use pulp::Simd;
 
@@ -236,11 +236,12 @@ impl<E: ErfConsts, S: Simd> Pieces<E, S> {
     }
 }
 
-/// `erfc z = scale(product * m)`, `m = 1` in the first piece and `1/z`
+/// `erfc z = scale((hi + lo) m)`, `m = 1` in the first piece and `1/z`
 /// beyond (returned as `tail` and `inverse`), for `z >= 0.5` (other lanes
 /// are unspecified) and `z^2 = square.0 + square.1`.
 struct Erfc<E: Element, S: Simd> {
-    product: V<E, S>,
+    hi: V<E, S>,
+    lo: V<E, S>,
     scale: Pow2<E, S>,
     tail: E::Mask<S>,
     inverse: V<E, S>,
@@ -263,17 +264,36 @@ fn erfc_parts<E: ErfConsts, S: Simd>(
     for row in &E::ERFC[1..] {
         acc = E::mul_add(simd, acc, v, pieces.pick(simd, row));
     }
-    let acc = E::mul_add(simd, acc, v, pieces.pick(simd, &E::ERFC_C0_LO));
-    let q = E::add(simd, acc, pieces.pick(simd, &E::ERFC_C0_HI));
+    // q = c0_hi + small, small = acc v + c0_lo
+    let small = E::mul_add(simd, acc, v, pieces.pick(simd, &E::ERFC_C0_LO));
+    let c0 = pieces.pick(simd, &E::ERFC_C0_HI);
 
     let reduced = reduce::<E, S>(simd, E::neg(simd, square.0));
     let r = E::sub(simd, reduced.r, square.1);
-    let y = E::add(simd, expm1_reduced::<E, S>(simd, r), E::splat(simd, E::ONE));
+    let one = E::splat(simd, E::ONE);
+    let s = expm1_reduced::<E, S>(simd, r);
+    let y = E::add(simd, one, s);
+    let y_lo = E::sub(simd, s, E::sub(simd, y, one));
+    // (y + y_lo)(c0 + small) = hi + lo: y c0 exactly, the rest rounded
+    let hi = E::mul(simd, y, c0);
+    let lo = E::mul_add(simd, y, c0, E::neg(simd, hi));
+    let lo = E::add(simd, lo, E::mul_add(simd, y, small, E::mul(simd, y_lo, c0)));
     Erfc {
-        product: E::mul(simd, y, q),
+        hi,
+        lo,
         scale: Pow2::<E, S>::new(simd, reduced.k),
         tail: pieces.second,
         inverse,
+    }
+}
+
+impl<E: ErfConsts, S: Simd> Erfc<E, S> {
+    /// `scale((hi + lo)(m_hi + m_lo))`, rounded once (then once more if
+    /// subnormal).
+    #[inline(always)]
+    fn times(&self, simd: S, m_hi: V<E, S>, m_lo: V<E, S>) -> V<E, S> {
+        let low = E::mul_add(simd, self.lo, m_hi, E::mul(simd, self.hi, m_lo));
+        self.scale.scale(simd, E::mul_add(simd, self.hi, m_hi, low))
     }
 }
 
@@ -288,7 +308,7 @@ pub(crate) fn erf<E: ErfConsts, S: Simd>(simd: S, x: V<E, S>) -> V<E, S> {
     let parts = erfc_parts::<E, S>(simd, a, square);
     let one = E::splat(simd, E::ONE);
     let m = E::select(simd, parts.tail, parts.inverse, one);
-    let erfc = parts.scale.scale(simd, E::mul(simd, parts.product, m));
+    let erfc = parts.times(simd, m, E::splat(simd, E::ZERO));
     let big = E::sub(simd, one, erfc);
     let zero = E::splat(simd, E::ZERO);
     let big = E::select(simd, E::less_than(simd, x, zero), E::neg(simd, big), big);
@@ -313,18 +333,16 @@ pub(crate) fn gelu_erf<E: ErfConsts, S: Simd>(simd: S, x: V<E, S>) -> V<E, S> {
 
     let u = E::mul_add(simd, x, r2h, E::mul(simd, x, r2l));
     let erf_small = E::mul_add(simd, u, horner(simd, square.0, E::ERF), u);
-    let one = E::splat(simd, E::ONE);
-    let small = E::mul(simd, E::mul(simd, x, E::add(simd, one, erf_small)), half);
+    let hx = E::mul(simd, half, x);
+    // (+0 for x = -0 without the sign put back)
+    let small = or_sign_of::<E, S>(simd, E::mul_add(simd, hx, erf_small, hx), x);
 
     // c = 0.5 |x| erfc(z): the tail pieces' 0.5 |x| / z is 1/√2
     let parts = erfc_parts::<E, S>(simd, z, square);
     let zero = E::splat(simd, E::ZERO);
     let m_hi = E::select(simd, parts.tail, r2h, E::mul(simd, half, a));
     let m_lo = E::select(simd, parts.tail, r2l, zero);
-    let c = parts.scale.scale(
-        simd,
-        E::mul_add(simd, parts.product, m_hi, E::mul(simd, parts.product, m_lo)),
-    );
+    let c = parts.times(simd, m_hi, m_lo);
     let big = E::select(
         simd,
         E::greater_equal(simd, x, zero),

@@ -8,8 +8,8 @@
 //! underflows), so `v` is computed in double-word arithmetic (`c1`, `c2`
 //! as two words, exact products by FMA, a two-sum) and its low word joins
 //! the reduced argument of `exp`. The sigmoid part is [`times_sigmoid`],
-//! shared with `silu`. `x` is clamped to `±X` for `v` (the result is `x`
-//! above, `-0` below); `gelu_tanh(-inf) = -0`, `gelu_tanh(+inf) = +inf`.
+//! shared with `silu`. `x` is clamped to `±SATURATE` for `v` (the result
+//! is `x` above, `-0` below); `gelu_tanh(-inf) = -0`, `gelu_tanh(+inf) = +inf`.
 
 use super::tanh::{TanhConsts, decay, times_sigmoid};
 use super::{V, keep_nan, square_exact};
@@ -21,20 +21,16 @@ pub(crate) trait GeluConsts: TanhConsts {
     const C1: (Self, Self);
     /// `0.044715 * 2√(2/π)` as two words.
     const C2: (Self, Self);
-    /// `x` is clamped to `[-X, X]` for `v`.
-    const X: Self;
 }
 
 impl GeluConsts for f32 {
     const C1: (f32, f32) = (1.595_769_2, -4.534_068e-8);
     const C2: (f32, f32) = (0.071_354_814, 2.398_832_5e-9);
-    const X: f32 = 20.0;
 }
 
 impl GeluConsts for f64 {
     const C1: (f64, f64) = (1.595_769_121_605_730_8, -9.969_308_809_110_92e-17);
     const C2: (f64, f64) = (0.071_354_816_272_600_25, -6.175_149_918_155_315e-19);
-    const X: f64 = 40.0;
 }
 
 /// `v = c1 x + c2 x^3` as `(hi, lo)`, `hi + lo` within a few units of the
@@ -69,7 +65,7 @@ fn inner<E: GeluConsts, S: Simd>(simd: S, x: V<E, S>) -> (V<E, S>, V<E, S>) {
 /// `0.5 x (1 + tanh(√(2/π) (x + 0.044715 x^3)))` lane-wise.
 #[inline(always)]
 pub(crate) fn gelu_tanh<E: GeluConsts, S: Simd>(simd: S, x: V<E, S>) -> V<E, S> {
-    let limit = E::splat(simd, E::X);
+    let limit = E::splat(simd, E::SATURATE);
     let xc = E::max(simd, E::min(simd, x, limit), E::neg(simd, limit));
     let (vh, vl) = inner::<E, S>(simd, xc);
     let zero = E::splat(simd, E::ZERO);

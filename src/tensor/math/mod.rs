@@ -42,11 +42,15 @@
 
 pub(crate) mod apply;
 mod erf;
+#[cfg(test)]
+mod exhaustive;
 mod exp;
 mod gelu;
 mod log;
 mod roots;
 pub(crate) mod scalar;
+#[cfg(test)]
+mod speed;
 mod tanh;
 #[cfg(test)]
 mod testing;
@@ -124,4 +128,14 @@ pub(crate) fn square_exact<E: Element, S: Simd>(simd: S, x: V<E, S>) -> (V<E, S>
 #[inline(always)]
 pub(crate) fn keep_nan<E: Element, S: Simd>(simd: S, x: V<E, S>, value: V<E, S>) -> V<E, S> {
     E::select(simd, E::is_nan(simd, x), x, value)
+}
+
+/// `v` with the sign bit of `x` or-ed in: gives a zero `v` the sign of `x`
+/// (for results known to have the sign of `x` when nonzero, whose last
+/// step is a sum that turns `-0` into `+0`).
+#[inline(always)]
+pub(crate) fn or_sign_of<E: Real, S: Simd>(simd: S, v: V<E, S>, x: V<E, S>) -> V<E, S> {
+    let negative_zero = E::neg(simd, E::splat(simd, E::ZERO));
+    let sign = E::and_bits(simd, E::to_bits(simd, x), E::to_bits(simd, negative_zero));
+    E::from_bits(simd, E::or_bits(simd, E::to_bits(simd, v), sign))
 }

@@ -10,9 +10,14 @@
 //!   precision and rounded into the subnormal range once, at the end.
 //! - `silu`: `x / (1 + e)` for `x >= 0`, `scale(x y / (1 + e))` below.
 //!   `silu(-inf) = -0` (the limit; `-inf * 0` would be NaN).
+//!
+//! In both, `y`, `1 + e` and `x y` are carried as two words (fast
+//! two-sums, FMA products) and the quotient is `n / d` corrected once by
+//! its exact remainder, so the result is rounded about once: the roundings
+//! of a plain `x * y / (1 + e)` cost up to 3 ulp.
 
 use super::exp::{ExpConsts, Pow2, expm1_reduced, reduce};
-use super::{V, horner, keep_nan};
+use super::{V, horner, keep_nan, or_sign_of};
 use crate::tensor::traverse::simd::Element;
 use pulp::Simd;
 
@@ -25,6 +30,8 @@ pub(crate) trait TanhConsts: ExpConsts {
     /// `silu`'s `x` in the numerator of the negative branch is clamped to
     /// this (the result is `-0` well before).
     const SILU_MIN: Self;
+    /// From here `x sigmoid(t)` is `x` (`exp(-t)` is below half an ulp).
+    const SATURATE: Self;
     /// `P` in `tanh x = x + x^3 P(x^2)`, highest degree first.
     const TANH: &'static [Self];
 }
@@ -33,6 +40,7 @@ impl TanhConsts for f32 {
     const SMALL: f32 = 0.625;
     const BIG: f32 = 10.0;
     const SILU_MIN: f32 = -200.0;
+    const SATURATE: f32 = 20.0;
     // tanh f32: degree 5 on x^2 <= 0.390625, relative error of P 2^-24.6.
     const TANH: &'static [f32] = &[
         0.0022928303,
@@ -48,6 +56,7 @@ impl TanhConsts for f64 {
     const SMALL: f64 = 0.625;
     const BIG: f64 = 20.0;
     const SILU_MIN: f64 = -2000.0;
+    const SATURATE: f64 = 40.0;
     // tanh f64: degree 12 on x^2 <= 0.390625, relative error of P 2^-53.5.
     const TANH: &'static [f64] = &[
         -2.4389225951176338e-6,
@@ -72,14 +81,8 @@ pub(crate) fn tanh<E: TanhConsts, S: Simd>(simd: S, x: V<E, S>) -> V<E, S> {
     let a = E::abs(simd, x);
     let z = E::mul(simd, x, x);
     let small = E::mul_add(simd, E::mul(simd, x, z), horner(simd, z, E::TANH), x);
-    // tanh(-0) = -0: the sum above is +0 there; elsewhere `small` has the
-    // sign of x already
-    let sign = E::and_bits(
-        simd,
-        E::to_bits(simd, x),
-        E::to_bits(simd, E::neg(simd, E::splat(simd, E::ZERO))),
-    );
-    let small = E::from_bits(simd, E::or_bits(simd, E::to_bits(simd, small), sign));
+    // tanh(-0) = -0: the sum above is +0 there
+    let small = or_sign_of::<E, S>(simd, small, x);
 
     let a = E::min(simd, a, E::splat(simd, E::BIG));
     let reduced = reduce::<E, S>(simd, E::add(simd, a, a));
@@ -99,12 +102,15 @@ pub(crate) fn tanh<E: TanhConsts, S: Simd>(simd: S, x: V<E, S>) -> V<E, S> {
     keep_nan::<E, S>(simd, x, E::select(simd, is_small, small, big))
 }
 
-/// `exp(-|t|)` in parts: the mantissa part `y` (in `[√½, √2]`), its scale,
-/// and `1 + exp(-|t|)`.
+/// `exp(-|t|)` in parts, each as two words: the mantissa part
+/// `y + y_lo = 1 + expm1(r)` (`y` in `[√½, √2]`), its scale `2^n`, and
+/// `d + d_lo = 1 + exp(-|t|)`.
 pub(super) struct Decay<E: Element, S: Simd> {
     y: V<E, S>,
+    y_lo: V<E, S>,
     scale: Pow2<E, S>,
-    one_plus: V<E, S>,
+    d: V<E, S>,
+    d_lo: V<E, S>,
 }
 
 /// [`Decay`] of `minus_abs + lo` (`lo` a small correction, e.g. the low
@@ -118,39 +124,86 @@ pub(super) fn decay<E: TanhConsts, S: Simd>(
     let reduced = reduce::<E, S>(simd, minus_abs);
     let r = E::add(simd, reduced.r, lo);
     let one = E::splat(simd, E::ONE);
-    let y = E::add(simd, expm1_reduced::<E, S>(simd, r), one);
+    let s = expm1_reduced::<E, S>(simd, r);
+    // fast two-sums: |s| < 1, and e = exp(-|t|) <= 1
+    let y = E::add(simd, one, s);
+    let y_lo = E::sub(simd, s, E::sub(simd, y, one));
     let scale = Pow2::<E, S>::new(simd, reduced.k);
-    let one_plus = E::add(simd, one, scale.scale(simd, y));
-    Decay { y, scale, one_plus }
+    let e = scale.scale(simd, y);
+    let d = E::add(simd, one, e);
+    let d_lo = E::add(
+        simd,
+        E::sub(simd, e, E::sub(simd, d, one)),
+        scale.scale(simd, y_lo),
+    );
+    Decay {
+        y,
+        y_lo,
+        scale,
+        d,
+        d_lo,
+    }
+}
+
+/// `(n + n_lo) / (d + d_lo)` rounded once up to a small fraction of an
+/// ulp: the product by `1 / d`, corrected once by the exact remainder
+/// `fma(-q, d, n)` (finite `n` only).
+#[inline(always)]
+fn divide<E: TanhConsts, S: Simd>(
+    simd: S,
+    n: V<E, S>,
+    n_lo: V<E, S>,
+    decay: &Decay<E, S>,
+) -> V<E, S> {
+    let inv = E::div(simd, E::splat(simd, E::ONE), decay.d);
+    let q = E::mul(simd, n, inv);
+    let rem = E::mul_add(simd, E::neg(simd, q), decay.d, n);
+    let rem = E::mul_add(simd, E::neg(simd, q), decay.d_lo, E::add(simd, rem, n_lo));
+    // the correction turns a -0 quotient into +0; the sign is n's
+    or_sign_of::<E, S>(simd, E::mul_add(simd, rem, inv, q), n)
 }
 
 /// `x / (1 + exp(-x))` where `x >= 0`, `x e^x / (1 + e^x)` below, for a
 /// `t` of the sign of `x` whose `exp(-|t|)` is `decay` (`silu`: `t = x`;
-/// `gelu_tanh`: `t = 2u`). `x_low` is `x` clamped from below.
+/// `gelu_tanh`: `t = 2u`). `x_low` is `x` clamped from below, `x_high`
+/// from above to [`SATURATE`](TanhConsts::SATURATE), from where the
+/// result is `x` itself (`+inf` included).
 #[inline(always)]
 pub(super) fn times_sigmoid<E: TanhConsts, S: Simd>(
     simd: S,
     x: V<E, S>,
     x_low: V<E, S>,
     positive: E::Mask<S>,
-    d: Decay<E, S>,
+    decay: Decay<E, S>,
 ) -> V<E, S> {
-    let above = E::div(simd, x, d.one_plus);
-    let below = d
-        .scale
-        .scale(simd, E::div(simd, E::mul(simd, x_low, d.y), d.one_plus));
-    E::select(simd, positive, above, below)
+    let saturate = E::splat(simd, E::SATURATE);
+    let x_high = E::min(simd, x, saturate);
+    // below: x y / d, with x y as two words
+    let xy = E::mul(simd, x_low, decay.y);
+    let xy_lo = E::mul_add(
+        simd,
+        x_low,
+        decay.y_lo,
+        E::mul_add(simd, x_low, decay.y, E::neg(simd, xy)),
+    );
+    let zero = E::splat(simd, E::ZERO);
+    let n = E::select(simd, positive, x_high, xy);
+    let n_lo = E::select(simd, positive, zero, xy_lo);
+    let q = divide::<E, S>(simd, n, n_lo, &decay);
+    let result = E::select(simd, positive, q, decay.scale.scale(simd, q));
+    E::select(simd, E::greater_equal(simd, x, saturate), x, result)
 }
 
 /// `1 / (1 + exp(-x))` lane-wise.
 #[inline(always)]
 pub(crate) fn sigmoid<E: TanhConsts, S: Simd>(simd: S, x: V<E, S>) -> V<E, S> {
     let zero = E::splat(simd, E::ZERO);
-    let d = decay::<E, S>(simd, E::neg(simd, E::abs(simd, x)), zero);
+    let decay = decay::<E, S>(simd, E::neg(simd, E::abs(simd, x)), zero);
     let positive = E::greater_equal(simd, x, zero);
-    let numerator = E::select(simd, positive, E::splat(simd, E::ONE), d.y);
-    let q = E::div(simd, numerator, d.one_plus);
-    let result = E::select(simd, positive, q, d.scale.scale(simd, q));
+    let n = E::select(simd, positive, E::splat(simd, E::ONE), decay.y);
+    let n_lo = E::select(simd, positive, zero, decay.y_lo);
+    let q = divide::<E, S>(simd, n, n_lo, &decay);
+    let result = E::select(simd, positive, q, decay.scale.scale(simd, q));
     keep_nan::<E, S>(simd, x, result)
 }
 
@@ -158,10 +211,14 @@ pub(crate) fn sigmoid<E: TanhConsts, S: Simd>(simd: S, x: V<E, S>) -> V<E, S> {
 #[inline(always)]
 pub(crate) fn silu<E: TanhConsts, S: Simd>(simd: S, x: V<E, S>) -> V<E, S> {
     let zero = E::splat(simd, E::ZERO);
-    let d = decay::<E, S>(simd, E::neg(simd, E::abs(simd, x)), zero);
+    let decay = decay::<E, S>(simd, E::neg(simd, E::abs(simd, x)), zero);
     let positive = E::greater_equal(simd, x, zero);
     let x_low = E::max(simd, x, E::splat(simd, E::SILU_MIN));
-    keep_nan::<E, S>(simd, x, times_sigmoid::<E, S>(simd, x, x_low, positive, d))
+    keep_nan::<E, S>(
+        simd,
+        x,
+        times_sigmoid::<E, S>(simd, x, x_low, positive, decay),
+    )
 }
 
 #[cfg(test)]
@@ -204,6 +261,7 @@ mod tests {
         assert_eq!(sigmoid(f64::NEG_INFINITY).to_bits(), 0);
         assert!(sigmoid(-100.0_f32) > 0.0); // subnormal, not flushed
         assert_eq!(silu(0.0_f32).to_bits(), 0);
+        assert_eq!(silu(-0.0_f32).to_bits(), (-0.0_f32).to_bits());
         assert_eq!(silu(f32::INFINITY), f32::INFINITY);
         assert_eq!(silu(f64::NEG_INFINITY).to_bits(), (-0.0_f64).to_bits());
         assert!(silu(-100.0_f32) < 0.0);
