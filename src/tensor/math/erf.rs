@@ -11,7 +11,8 @@
 //!   `z Q(z)` in `v = 1/z - c` on `1/z` in `(0.4, 0.8]`, `(0.25, 0.4]`,
 //!   `[0, 0.25]` (`c` the middle of each). The constant term is two words,
 //!   added last. Fits: `scripts/math_minimax.py`, `erf` and `erfc_a..d`.
-//! - `gelu_erf`: `|x|/√2 < 0.5` gives `0.5 x (1 + erf(x/√2))`; beyond,
+//! - `gelu_erf`: `|x|/√2 < 0.5` gives `0.5 x (1 + erf(x/√2))` (`x/√2`,
+//!   `erf` and `1 + erf` as two words, one rounding at the end); beyond,
 //!   `c = 0.5 |x| erfc(|x|/√2)` directly (`(1/√2) exp(-x^2/2) zQ(z)` in
 //!   the tail pieces, `1/√2` as two words) and `x - c` for `x >= 0`, `-c`
 //!   below: no cancellation of `1 + erf` for negative `x`, and the tail
@@ -238,7 +239,7 @@ impl<E: ErfConsts, S: Simd> Pieces<E, S> {
 
 /// `erfc z = scale((hi + lo) m)`, `m = 1` in the first piece and `1/z`
 /// beyond (returned as `tail` and `inverse`), for `z >= 0.5` (other lanes
-/// are unspecified) and `z^2 = square.0 + square.1`.
+/// are unspecified), `z` given as two words and `z^2 = square.0 + square.1`.
 struct Erfc<E: Element, S: Simd> {
     hi: V<E, S>,
     lo: V<E, S>,
@@ -250,16 +251,24 @@ struct Erfc<E: Element, S: Simd> {
 #[inline(always)]
 fn erfc_parts<E: ErfConsts, S: Simd>(
     simd: S,
-    z: V<E, S>,
+    (z, z_lo): (V<E, S>, V<E, S>),
     square: (V<E, S>, V<E, S>),
 ) -> Erfc<E, S> {
     let pieces = Pieces::<E, S>::new(simd, z);
-    let inverse = E::div(simd, E::splat(simd, E::ONE), z);
+    let one = E::splat(simd, E::ONE);
+    let inverse = E::div(simd, one, z);
+    // 1/(z + z_lo) - inverse = (1 - inverse z - inverse z_lo) inverse
+    let residual = E::mul_add(simd, E::neg(simd, inverse), z, one);
+    let residual = E::mul_add(simd, E::neg(simd, inverse), z_lo, residual);
+    let inverse_lo = E::mul(simd, residual, inverse);
+    // z - 0.875 and 1/z - c are exact (Sterbenz) but in the last piece's
+    // far end, where the variable's error does not matter; then the low words
     let v = E::sub(
         simd,
         E::select(simd, pieces.second, inverse, z),
         pieces.pick(simd, &E::CENTRES),
     );
+    let v = E::add(simd, v, E::select(simd, pieces.second, inverse_lo, z_lo));
     let mut acc = pieces.pick(simd, &E::ERFC[0]);
     for row in &E::ERFC[1..] {
         acc = E::mul_add(simd, acc, v, pieces.pick(simd, row));
@@ -270,7 +279,6 @@ fn erfc_parts<E: ErfConsts, S: Simd>(
 
     let reduced = reduce::<E, S>(simd, E::neg(simd, square.0));
     let r = E::sub(simd, reduced.r, square.1);
-    let one = E::splat(simd, E::ONE);
     let s = expm1_reduced::<E, S>(simd, r);
     let y = E::add(simd, one, s);
     let y_lo = E::sub(simd, s, E::sub(simd, y, one));
@@ -305,7 +313,7 @@ pub(crate) fn erf<E: ErfConsts, S: Simd>(simd: S, x: V<E, S>) -> V<E, S> {
     let square = square_exact::<E, S>(simd, a);
     let small = E::mul_add(simd, x, horner(simd, square.0, E::ERF), x);
 
-    let parts = erfc_parts::<E, S>(simd, a, square);
+    let parts = erfc_parts::<E, S>(simd, (a, E::splat(simd, E::ZERO)), square);
     let one = E::splat(simd, E::ONE);
     let m = E::select(simd, parts.tail, parts.inverse, one);
     let erfc = parts.times(simd, m, E::splat(simd, E::ZERO));
@@ -329,16 +337,32 @@ pub(crate) fn gelu_erf<E: ErfConsts, S: Simd>(simd: S, x: V<E, S>) -> V<E, S> {
     // x^2 / 2 exactly, and z = |x| / √2 rounded once
     let (x2h, x2l) = square_exact::<E, S>(simd, a);
     let square = (E::mul(simd, half, x2h), E::mul(simd, half, x2l));
-    let z = E::mul_add(simd, a, r2h, E::mul(simd, a, r2l));
+    let z = E::mul(simd, a, r2h);
+    let z_lo = E::mul_add(simd, a, r2l, E::mul_add(simd, a, r2h, E::neg(simd, z)));
 
-    let u = E::mul_add(simd, x, r2h, E::mul(simd, x, r2l));
-    let erf_small = E::mul_add(simd, u, horner(simd, square.0, E::ERF), u);
+    // small |x|: 0.5 x (1 + erf u), u = x/√2, with u, erf u and 1 + erf u
+    // as two words (for x < 0, 1 + erf u is down to 0.48: a plain sum
+    // would double the rounding of erf u)
+    let one = E::splat(simd, E::ONE);
+    let uh = E::mul(simd, x, r2h);
+    let ul = E::mul_add(simd, x, r2l, E::mul_add(simd, x, r2h, E::neg(simd, uh)));
+    let p = horner(simd, square.0, E::ERF);
+    let ph = E::mul(simd, uh, p);
+    let pl = E::mul_add(simd, uh, p, E::neg(simd, ph));
+    let eh = E::add(simd, uh, ph);
+    let el = E::add(
+        simd,
+        E::add(simd, E::sub(simd, uh, eh), ph),
+        E::add(simd, pl, E::mul_add(simd, ul, p, ul)),
+    );
+    let gh = E::add(simd, one, eh);
+    let gl = E::add(simd, E::add(simd, E::sub(simd, one, gh), eh), el);
     let hx = E::mul(simd, half, x);
     // (+0 for x = -0 without the sign put back)
-    let small = or_sign_of::<E, S>(simd, E::mul_add(simd, hx, erf_small, hx), x);
+    let small = or_sign_of::<E, S>(simd, E::mul_add(simd, hx, gh, E::mul(simd, hx, gl)), x);
 
     // c = 0.5 |x| erfc(z): the tail pieces' 0.5 |x| / z is 1/√2
-    let parts = erfc_parts::<E, S>(simd, z, square);
+    let parts = erfc_parts::<E, S>(simd, (z, z_lo), square);
     let zero = E::splat(simd, E::ZERO);
     let m_hi = E::select(simd, parts.tail, r2h, E::mul(simd, half, a));
     let m_lo = E::select(simd, parts.tail, r2l, zero);

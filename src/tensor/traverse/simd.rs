@@ -613,3 +613,121 @@ element!(f64 {
     as_f32: |_| None,
     as_f64: Some,
 });
+
+#[cfg(test)]
+mod tests {
+    use super::Element;
+    use pulp::{Simd, WithSimd};
+
+    /// Runs a check on `pulp::Scalar` and, where the CPU has them, AVX2
+    /// and AVX-512.
+    fn on_every_level(check: impl WithSimd<Output = ()> + Copy) {
+        Simd::vectorize(pulp::Scalar::new(), check);
+        #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
+        {
+            if let Some(simd) = pulp::x86::V3::try_new() {
+                Simd::vectorize(simd, check);
+            }
+            if let Some(simd) = pulp::x86::V4::try_new() {
+                Simd::vectorize(simd, check);
+            }
+        }
+    }
+
+    /// The first lane of `v`.
+    fn first<F: Element, S: Simd>(simd: S, v: F::Vector<S>, zero: F) -> F {
+        let mut out = [zero];
+        F::store_partial(simd, &mut out, v);
+        out[0]
+    }
+
+    #[derive(Clone, Copy)]
+    struct Fused;
+    impl WithSimd for Fused {
+        type Output = ();
+        #[inline(always)]
+        fn with_simd<S: Simd>(self, simd: S) {
+            // (1 + 2^-23)(1 - 2^-23) - 1 = -2^-46 fused, 0 with two roundings
+            // (what pulp's `mul_add_e_f32s` gives under `Scalar`)
+            let a = <f32 as Element>::splat(simd, 1.0 + f32::EPSILON);
+            let b = <f32 as Element>::splat(simd, 1.0 - f32::EPSILON);
+            let r = <f32 as Element>::mul_add(simd, a, b, <f32 as Element>::splat(simd, -1.0));
+            assert_eq!(first(simd, r, 0.0), -(2.0_f32.powi(-46)));
+            let a = <f64 as Element>::splat(simd, 1.0 + f64::EPSILON);
+            let b = <f64 as Element>::splat(simd, 1.0 - f64::EPSILON);
+            let r = <f64 as Element>::mul_add(simd, a, b, <f64 as Element>::splat(simd, -1.0));
+            assert_eq!(first(simd, r, 0.0), -(2.0_f64.powi(-104)));
+        }
+    }
+
+    #[test]
+    fn mul_add_is_fused_on_every_level() {
+        on_every_level(Fused);
+    }
+
+    #[derive(Clone, Copy)]
+    struct MinMax;
+    impl WithSimd for MinMax {
+        type Output = ();
+        #[inline(always)]
+        fn with_simd<S: Simd>(self, simd: S) {
+            let nan = <f32 as Element>::splat(simd, f32::NAN);
+            let one = <f32 as Element>::splat(simd, 1.0);
+            let zero = <f32 as Element>::splat(simd, 0.0);
+            let negative_zero = <f32 as Element>::splat(simd, -0.0);
+            // `b` when either is NaN or they are equal, on every level
+            assert!(first(simd, <f32 as Element>::min(simd, one, nan), 0.0_f32).is_nan());
+            assert_eq!(
+                first(simd, <f32 as Element>::min(simd, nan, one), 0.0_f32),
+                1.0
+            );
+            assert!(first(simd, <f32 as Element>::max(simd, one, nan), 0.0_f32).is_nan());
+            let m = first(
+                simd,
+                <f32 as Element>::min(simd, zero, negative_zero),
+                1.0_f32,
+            );
+            assert_eq!(m.to_bits(), (-0.0_f32).to_bits());
+            let m = first(
+                simd,
+                <f32 as Element>::max(simd, negative_zero, zero),
+                1.0_f32,
+            );
+            assert_eq!(m.to_bits(), 0);
+        }
+    }
+
+    #[test]
+    fn min_max_agree_on_every_level() {
+        on_every_level(MinMax);
+    }
+
+    #[derive(Clone, Copy)]
+    struct Shifts;
+    impl WithSimd for Shifts {
+        type Output = ();
+        #[inline(always)]
+        fn with_simd<S: Simd>(self, simd: S) {
+            let bits = <f64 as Element>::splat_bits(simd, 1023);
+            let two_to_0 =
+                <f64 as Element>::from_bits(simd, <f64 as Element>::shl_bits(simd, bits, 52));
+            assert_eq!(first(simd, two_to_0, 0.0), 1.0);
+            let back =
+                <f64 as Element>::shr_bits(simd, <f64 as Element>::to_bits(simd, two_to_0), 52);
+            let back = <f64 as Element>::from_bits(
+                simd,
+                <f64 as Element>::add_bits(simd, back, <f64 as Element>::splat_bits(simd, 0)),
+            );
+            assert_eq!(first(simd, back, 0.0_f64).to_bits(), 1023);
+            let bits = <f32 as Element>::splat_bits(simd, 127 + 3);
+            let eight =
+                <f32 as Element>::from_bits(simd, <f32 as Element>::shl_bits(simd, bits, 23));
+            assert_eq!(first(simd, eight, 0.0_f32), 8.0);
+        }
+    }
+
+    #[test]
+    fn shifts_on_every_level() {
+        on_every_level(Shifts);
+    }
+}
