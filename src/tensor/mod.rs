@@ -29,6 +29,7 @@ pub mod error;
 mod float;
 mod fmt;
 mod lanes;
+mod math;
 pub mod ops;
 mod shape;
 mod trace;
