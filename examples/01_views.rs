@@ -169,7 +169,7 @@ fn expect<T: PartialEq + Debug>(what: &str, actual: T, stated: T) -> Outcome {
 fn reject<V: Debug>(
     trace: &mut LayoutTrace,
     label: &str,
-    result: Result<V, TensorViewError>,
+    result: Result<V, llm_from_scratch::Error>,
 ) -> Outcome {
     match result {
         Err(error) => {

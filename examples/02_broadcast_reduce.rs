@@ -187,7 +187,7 @@ fn folds<const S: usize>(
 }
 
 /// Prints a refused call with its message and its typed value; an accepted call is a bug.
-fn refused<T>(call: &str, result: Result<T, TensorOpError>) -> Outcome {
+fn refused<T>(call: &str, result: Result<T, llm_from_scratch::Error>) -> Outcome {
     let error = result.err().ok_or(format!("{call} should be refused"))?;
     println!("{call}\n  -> {error}\n     {error:?}");
     Ok(())

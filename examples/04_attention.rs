@@ -70,7 +70,7 @@ fn main() -> Outcome {
 
 /// GPT-2's `split_heads`: `[B, T, C]` -> reshape `[B, T, H, D]` -> permute
 /// `[B, H, T, D]`; both steps are views of `x`, nothing is copied.
-fn split_heads(x: &Tensor<3>) -> Result<View<'_, 4>, TensorViewError> {
+fn split_heads(x: &Tensor<3>) -> Result<View<'_, 4>, llm_from_scratch::Error> {
     x.view().reshape([1, T, H, D])?.permute([0, 2, 1, 3])
 }
 

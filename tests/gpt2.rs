@@ -152,7 +152,7 @@ fn split_heads(
     h: usize,
     d: usize,
     variant: Variant,
-) -> Result<View<'_, 3, f32>, TensorViewError> {
+) -> Result<View<'_, 3, f32>, Error> {
     match variant {
         Variant::HeadsSplitWrong => part.split_axis(1, [d, h])?.permute([2, 0, 1]),
         _ => part.split_axis(1, [h, d])?.permute([1, 0, 2]),

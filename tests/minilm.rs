@@ -121,7 +121,7 @@ fn layer(weights: &Weights<'_>, heads: usize) -> Stages {
     let tokens_first = heads_out.view().permute([0, 2, 1, 3]).unwrap();
     assert_eq!(
         tokens_first.reshape([1, TOKENS, WIDTH]).unwrap_err(),
-        TensorViewError::NonContiguousReshape
+        Error::NonContiguousReshape
     );
     let merged = tokens_first.materialize().unwrap();
     let copied_bytes = merged.len() * size_of::<f32>();

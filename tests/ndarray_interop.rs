@@ -6,8 +6,10 @@
 //!
 //! `cargo test --features ndarray --test ndarray_interop`
 
+use llm_from_scratch::Error;
+use llm_from_scratch::prelude::{RemoveDim, sum_axis};
 use llm_from_scratch::tensor::dynamic::{DynTensor, DynView};
-use llm_from_scratch::tensor::{Tensor, TensorViewError, View};
+use llm_from_scratch::tensor::{Tensor, View};
 use ndarray::{Array, ArrayView, ArrayViewD, Axis, Dim, Dimension, IxDyn, ShapeBuilder, s};
 
 /// Every coordinate of `shape` in row-major order.
@@ -83,7 +85,7 @@ fn round_trip(view: DynView<'_, f64>) -> bool {
             assert!(!dense_in_memory(&view), "{:?}: {error}", view.strides());
             assert_eq!(
                 error,
-                TensorViewError::NotContiguousInMemory {
+                Error::NotContiguousInMemory {
                     shape: theirs.shape().to_vec(),
                     strides: theirs.strides().to_vec()
                 }
@@ -114,7 +116,7 @@ fn every_permutation_slice_and_step_of_a_rank_3_view_round_trips() {
     let (mut back, mut refused) = (0, 0);
     for axes in permutations {
         let permuted = t.view().permute(&axes).unwrap();
-        let mut views = vec![permuted.clone()];
+        let mut views = vec![permuted];
         for axis in 0..3 {
             let extent = permuted.shape()[axis];
             for (start, end, step) in [(0, extent, 1), (1, extent, 1), (0, extent, 2), (1, 2, 1)] {
@@ -251,7 +253,7 @@ fn ndarray_layouts_that_safe_code_cannot_borrow_are_typed_errors() {
         let strides = skipping.strides().to_vec();
         assert_eq!(
             View::try_from(skipping).unwrap_err(),
-            TensorViewError::NotContiguousInMemory { shape, strides }
+            Error::NotContiguousInMemory { shape, strides }
         );
     }
     // A reversed axis: strides here are usize.
@@ -259,7 +261,7 @@ fn ndarray_layouts_that_safe_code_cannot_borrow_are_typed_errors() {
     reversed.invert_axis(Axis(1));
     assert_eq!(
         View::try_from(reversed).unwrap_err(),
-        TensorViewError::NegativeStride {
+        Error::NegativeStride {
             axis: 1,
             stride: -1
         }
@@ -268,7 +270,7 @@ fn ndarray_layouts_that_safe_code_cannot_borrow_are_typed_errors() {
     let both = a.slice(s![..;-1, ..;-2]);
     assert_eq!(
         DynView::try_from(both.into_dyn()).unwrap_err(),
-        TensorViewError::NegativeStride {
+        Error::NegativeStride {
             axis: 0,
             stride: -4
         }
@@ -289,7 +291,7 @@ fn layouts_beyond_ndarrays_limits_are_typed_errors() {
     assert_eq!(huge.len(), 1 << 63);
     assert_eq!(
         huge.to_ndarray().unwrap_err(),
-        TensorViewError::NdarrayLimitExceeded {
+        Error::NdarrayLimitExceeded {
             shape: vec![1 << 61, 4],
             strides: vec![0, 0]
         }
@@ -298,7 +300,7 @@ fn layouts_beyond_ndarrays_limits_are_typed_errors() {
     let empty = View::<2>::from_parts(&[], [usize::MAX, 0], [0, 1], 0).unwrap();
     assert!(matches!(
         empty.to_ndarray(),
-        Err(TensorViewError::NdarrayLimitExceeded { .. })
+        Err(Error::NdarrayLimitExceeded { .. })
     ));
     // A unit axis whose stride does not fit in isize: never stepped, so 0 there.
     let data = [1.0, 2.0];
@@ -313,12 +315,18 @@ fn mutable_views_write_what_ndarray_then_reads() {
     // A KV-cache position written in place, read through ndarray without a copy.
     let mut cache = Tensor::<3>::zeros([2, 4, 3]).unwrap();
     let new_kv = Tensor::from_vec([2, 3], vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
-    cache
-        .view_mut()
-        .select(1, 2)
-        .unwrap()
-        .assign(&new_kv)
-        .unwrap();
+    let mut slot = cache.view_mut().select(1, 2).unwrap(); // [H, D], position 2
+    slot.assign(&new_kv).unwrap();
+    // The exclusive mutable view is an operand as it is, and its read-only
+    // view goes to ndarray: both read what was just written, without a copy.
+    assert_eq!(
+        sum_axis(&slot, 1, RemoveDim).unwrap().as_slice(),
+        &[6.0, 15.0]
+    );
+    assert_eq!(
+        slot.view().to_ndarray().unwrap(),
+        ndarray::arr2(&[[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]])
+    );
     let theirs = cache.view().to_ndarray().unwrap();
     assert_eq!(
         theirs.slice(s![.., 2, ..]),

@@ -2,7 +2,8 @@
 //! aligned, one announced copy when not, typed errors for every bad file.
 #![cfg(feature = "safetensors")]
 
-use llm_from_scratch::tensor::weights::{AlignedBytes, Weight, Weights, WeightsError};
+use llm_from_scratch::Error;
+use llm_from_scratch::tensor::weights::{AlignedBytes, Weight, Weights};
 use safetensors::Dtype;
 use safetensors::tensor::TensorView;
 
@@ -71,33 +72,44 @@ fn misaligned_buffer_takes_the_copy_path_with_equal_values() {
 fn wrong_dtype_rank_and_name_are_typed_errors() {
     let buffer = AlignedBytes::from_bytes(&file());
     let weights = Weights::parse(buffer.as_bytes()).unwrap();
+    // An error about one tensor names it (`InTensor`) around the op's error.
+    let wrong_dtype = weights.get::<2, f64>("w").unwrap_err();
     assert_eq!(
-        weights.get::<2, f64>("w").unwrap_err(),
-        WeightsError::WrongDtype {
+        wrong_dtype,
+        Error::InTensor {
             name: "w".into(),
-            expected: "F64".into(),
-            actual: "F32".into()
+            source: Box::new(Error::WrongDtype {
+                op: "Weights::get",
+                expected: "F64".into(),
+                actual: "F32".into()
+            })
         }
     );
     assert_eq!(
+        wrong_dtype.to_string(),
+        "tensor `w`: Weights::get: the tensor holds F32, but F64 was requested"
+    );
+    assert_eq!(
         weights.get::<3, f32>("w").unwrap_err(),
-        WeightsError::RankMismatch {
+        Error::InTensor {
             name: "w".into(),
-            expected: 3,
-            actual: 2,
-            shape: vec![2, 3]
+            source: Box::new(Error::RankMismatch {
+                op: "Weights::get",
+                expected: 3,
+                actual: 2
+            })
         }
     );
     let missing = weights.get::<1, f32>("attention.q").unwrap_err();
     assert_eq!(
         missing,
-        WeightsError::MissingTensor {
+        Error::MissingTensor {
             name: "attention.q".into()
         }
     );
     assert_eq!(
         missing.to_string(),
-        "safetensors: no tensor named `attention.q` in the file"
+        "no tensor named `attention.q` in the file"
     );
 }
 
@@ -107,7 +119,13 @@ fn truncated_and_corrupt_files_are_parse_errors() {
     for cut in [0, 4, 8, 20, bytes.len() - 1] {
         let error = Weights::parse(&bytes[..cut]).unwrap_err();
         assert!(
-            matches!(error, WeightsError::Parse { .. }),
+            matches!(
+                error,
+                Error::InvalidFile {
+                    format: "safetensors",
+                    ..
+                }
+            ),
             "cut at {cut}: {error:?}"
         );
     }
@@ -115,12 +133,18 @@ fn truncated_and_corrupt_files_are_parse_errors() {
     corrupt[8..16].copy_from_slice(b"not json");
     assert!(matches!(
         Weights::parse(&corrupt),
-        Err(WeightsError::Parse { .. })
+        Err(Error::InvalidFile {
+            format: "safetensors",
+            ..
+        })
     ));
     let mut huge_header = bytes;
     huge_header[..8].copy_from_slice(&u64::MAX.to_le_bytes());
     assert!(matches!(
         Weights::parse(&huge_header),
-        Err(WeightsError::Parse { .. })
+        Err(Error::InvalidFile {
+            format: "safetensors",
+            ..
+        })
     ));
 }

@@ -2,7 +2,7 @@
 
 use criterion::measurement::WallTime;
 use criterion::{BenchmarkGroup, Criterion, SamplingMode};
-use llm_from_scratch::tensor::Float;
+use llm_from_scratch::tensor::{Element, Float};
 use ndarray::NdFloat;
 use std::collections::BTreeMap;
 use std::hint::black_box;
@@ -23,8 +23,9 @@ pub(crate) fn thread_cpu_ns() -> Option<u64> {
     stat.split_whitespace().next()?.parse().ok()
 }
 
-/// An element type of the f64 / f32 cases.
-pub(crate) trait Elem: Float + NdFloat + Default {
+/// An element type of the f64 / f32 cases (a float the crate's matmul,
+/// reductions and softmax compute in, and an ndarray float).
+pub(crate) trait Elem: Float + Element + NdFloat + Default {
     const NAME: &'static str;
     fn value(i: usize) -> Self;
     /// The bit pattern, for bit-exact checks.

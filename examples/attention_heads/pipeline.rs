@@ -90,10 +90,10 @@ pub fn split_heads<'a>(
     let mut heads = |part: &View<'a, 3>, name: &str| -> Result<View<'a, 4>, Error> {
         match part.reshape(split) {
             Ok(_) => {} // contiguous (B·T = 1): reshape agrees with split_axis
-            Err(refused @ TensorViewError::NonContiguousReshape) => {
+            Err(refused @ Error::NonContiguousReshape) => {
                 rec.rejected(format_args!("{name}.reshape({split:?})"), &refused);
             }
-            Err(other) => return Err(other.into()),
+            Err(other) => return Err(other),
         }
         let split = part.split_axis(2, heads_lanes)?;
         rec.view(format_args!("{name}.split_axis(2, [H, D])"), &split);
@@ -131,7 +131,7 @@ pub fn transpose_keys<'a>(k: &View<'a, 4>, rec: &mut impl Recorder) -> Result<Vi
 ///
 /// # Errors
 /// `MatmulInnerMismatch` if `q`'s `D` differs from `kt`'s; batch axes that do
-/// not broadcast; `OutputAllocationFailed`.
+/// not broadcast; `AllocationFailed`.
 pub fn scores(
     q: &View<'_, 4>,
     kt: &View<'_, 4>,
@@ -140,7 +140,7 @@ pub fn scores(
     let dots = matmul(q, kt)?;
     rec.owner(format_args!("Q·Kᵀ = matmul(Q, Kᵀ)"), Made::Temporary, &dots);
     let scale = (q.shape()[3] as f64).sqrt();
-    Ok(map_unary(&dots, |s| s / scale)?)
+    map_unary(&dots, |s| s / scale)
 }
 
 /// Every owner of the attention step, kept alive so a layout trace never
@@ -169,7 +169,7 @@ pub struct Attention {
 /// temporary), the weighted sum of V by `matmul`.
 ///
 /// # Errors
-/// Op errors for inconsistent views; `OutputAllocationFailed`.
+/// Op errors for inconsistent views; `AllocationFailed`.
 pub fn attention(
     heads: &Heads<'_>,
     kt: &View<'_, 4>,
@@ -248,7 +248,7 @@ pub fn merge_heads<'a>(
             rec.view(format_args!("{name}.….merge_axes(2)"), &merged);
             Ok(Part::Shared(merged))
         }
-        Err(refused @ TensorViewError::NonMergeableAxes { .. }) => {
+        Err(refused @ Error::NonMergeableAxes { .. }) => {
             rec.rejected(format_args!("{name}.….merge_axes(2)"), &refused);
             let copy = permuted.materialize()?;
             rec.owner(format_args!("{name}.….materialize()"), Made::Copy, &copy);
@@ -260,6 +260,6 @@ pub fn merge_heads<'a>(
             let shape = *merged.shape();
             Ok(Part::Copied(copy.into_shape(shape)?))
         }
-        Err(other) => Err(other.into()),
+        Err(other) => Err(other),
     }
 }

@@ -24,7 +24,7 @@ fn values<const R: usize>(view: &View<'_, R>) -> Vec<f64> {
 struct Log {
     owners: Vec<(usize, String, Made)>,
     views: Vec<(usize, String)>,
-    rejected: Vec<(String, TensorViewError)>,
+    rejected: Vec<(String, Error)>,
 }
 
 impl Recorder for Log {
@@ -42,7 +42,7 @@ impl Recorder for Log {
         self.owners
             .push((tensor.as_slice().as_ptr() as usize, label.to_string(), made));
     }
-    fn rejected(&mut self, label: Arguments<'_>, error: &TensorViewError) {
+    fn rejected(&mut self, label: Arguments<'_>, error: &Error) {
         self.rejected.push((label.to_string(), error.clone()));
     }
 }
@@ -90,7 +90,7 @@ fn only_the_announced_views_are_copied() {
     let refused = |name: &str| {
         (
             format!("{name}.reshape([2, 5, 3, 4])"),
-            TensorViewError::NonContiguousReshape,
+            Error::NonContiguousReshape,
         )
     };
     assert_eq!(
@@ -101,7 +101,7 @@ fn only_the_announced_views_are_copied() {
             refused("V"),
             (
                 "Y.….merge_axes(2)".to_string(),
-                TensorViewError::NonMergeableAxes {
+                Error::NonMergeableAxes {
                     axis: 2,
                     extents: [3, 4],
                     strides: [20, 1]

@@ -43,7 +43,7 @@ impl SplitMix64 {
 ///
 /// # Errors
 /// `ShapeOverflow` or `AllocationFailed` from [`Tensor::from_fn`].
-pub fn tensor<const R: usize>(shape: [usize; R], seed: u64) -> Result<Tensor<R>, TensorError> {
+pub fn tensor<const R: usize>(shape: [usize; R], seed: u64) -> Result<Tensor<R>, Error> {
     let mut rng = SplitMix64::new(seed);
     Tensor::from_fn(shape, |_| rng.next_signed_unit())
 }

@@ -65,7 +65,7 @@ pub fn gelu<F: Float>(x: F) -> F {
 
 /// Layer norm over the last axis of `[T, C]`: `(x - mean) / sqrt(var + eps) · g + b`
 /// (the biased variance, as `torch.nn.LayerNorm`).
-pub fn layer_norm<F: Float>(
+pub fn layer_norm<F: Element>(
     x: &Tensor<2, F>,
     gain: View<'_, 1, F>,
     bias: View<'_, 1, F>,
@@ -82,7 +82,7 @@ pub fn layer_norm<F: Float>(
 }
 
 /// `x · W + b` for a Conv1D layer (`W` stored `[in, out]`).
-fn linear<F: Float>(
+fn linear<F: Element>(
     x: &impl AsView<2, F>,
     weight: View<'_, 2, F>,
     bias: View<'_, 1, F>,
@@ -195,7 +195,7 @@ impl<F: Element> Gpt2<'_, F> {
         let scale = F::from_usize(d).sqrt();
         scores.view_mut().map_inplace(|s| s / scale);
         // Causal mask: new row i (position start + i) sees positions 0..=start + i.
-        for (i, row) in scores.view_mut().axis_iter_mut(1)?.enumerate() {
+        for (i, row) in scores.view_mut().axis_iter(1)?.enumerate() {
             row.slice(1, start + i + 1..total)?.fill(F::neg_infinity());
         }
         let probabilities = scores.softmax_axis(2)?;

@@ -132,8 +132,13 @@ fn bad_weights_name_the_tensor() {
     });
     let error = load_error(&wrong_dtype);
     assert!(
-        matches!(&error, ModelError::Read { name, .. } if name == "transformer.ln_f.bias"),
+        matches!(&error, ModelError::Read { name, source } if name == "transformer.ln_f.bias"
+            && *source == Error::WrongDtype { op: "Weights::get", expected: "F32".into(), actual: "I32".into() }),
         "{error}"
+    );
+    assert_eq!(
+        error.to_string(),
+        "tensor `transformer.ln_f.bias`: Weights::get: the tensor holds I32, but F32 was requested"
     );
 
     let bytes = fixture_bytes();
@@ -156,12 +161,13 @@ fn bad_prompts_and_lengths_are_typed_errors() {
     assert!(
         matches!(
             &error,
-            ModelError::Tensor(Error::Op(TensorOpError::IndexSelectOutOfBounds {
+            ModelError::Tensor(Error::IndexSelectOutOfBounds {
+                op: "index_select",
+                axis: 0,
                 position: 2,
                 index: 1000,
                 extent: 1000,
-                ..
-            }))
+            })
         ),
         "{error}"
     );

@@ -15,7 +15,7 @@ mod prng;
 
 use crate::config::Config;
 use llm_from_scratch::prelude::*;
-use llm_from_scratch::tensor::weights::{Weight, Weights, WeightsError};
+use llm_from_scratch::tensor::weights::{Weight, Weights};
 use std::collections::BTreeMap;
 use thiserror::Error;
 
@@ -32,15 +32,16 @@ pub enum ModelError {
         expected: Vec<usize>,
         found: Vec<usize>,
     },
-    /// A tensor is not f32 (or has the wrong rank, or its bytes do not match).
+    /// A tensor is not f32 (or has the wrong rank, or its bytes do not
+    /// match): what `Weights::get` said about it, without its name again.
     #[error("tensor `{name}`: {source}")]
-    Read { name: String, source: WeightsError },
+    Read { name: String, source: Error },
     /// A file could not be read.
     #[error("{0}")]
     Io(String),
     /// The file is not a safetensors file, or is truncated.
     #[error("{0}")]
-    File(WeightsError),
+    File(Error),
     /// `n_head` is zero or does not divide the width (heads split `C`
     /// into `H` equal parts of `D = C / H`).
     #[error("n_head = {heads} does not divide the model width n_embd = {width} into equal heads")]
@@ -54,24 +55,6 @@ pub enum ModelError {
     /// A tensor operation failed (a token id past the vocabulary, an allocation).
     #[error(transparent)]
     Tensor(#[from] Error),
-}
-
-impl From<TensorOpError> for ModelError {
-    fn from(error: TensorOpError) -> Self {
-        ModelError::Tensor(error.into())
-    }
-}
-
-impl From<TensorViewError> for ModelError {
-    fn from(error: TensorViewError) -> Self {
-        ModelError::Tensor(error.into())
-    }
-}
-
-impl From<TensorError> for ModelError {
-    fn from(error: TensorError) -> Self {
-        ModelError::Tensor(error.into())
-    }
 }
 
 /// One parameter: a view of the file's buffer, or an owner (converted to
@@ -271,8 +254,12 @@ fn lookup<'b, const R: usize>(
 ) -> Result<Weight<'b, R, f32>, ModelError> {
     let full = format!("{prefix}{name}");
     weights.get(&full).map_err(|source| match source {
-        WeightsError::MissingTensor { .. } => ModelError::Missing {
+        Error::MissingTensor { .. } => ModelError::Missing {
             name: name.to_string(),
+        },
+        Error::InTensor { source, .. } => ModelError::Read {
+            name: full,
+            source: *source,
         },
         source => ModelError::Read { name: full, source },
     })
@@ -300,8 +287,9 @@ fn read<'b, const R: usize, F: Element>(
     Ok(param)
 }
 
-/// The element types a model runs in, and how an f32 parameter becomes one.
-pub trait Element: Float {
+/// The element types a model runs in (floats the crate's reductions,
+/// softmax and matmul compute in), and how an f32 parameter becomes one.
+pub trait Element: Float + llm_from_scratch::tensor::Element {
     /// The parameter in this precision and the bytes copied to get it.
     ///
     /// # Errors

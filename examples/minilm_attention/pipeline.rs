@@ -4,7 +4,7 @@
 
 use llm_from_scratch::prelude::*;
 use llm_from_scratch::tensor::ops::matmul;
-use llm_from_scratch::tensor::weights::{Weight, Weights, WeightsError};
+use llm_from_scratch::tensor::weights::{Weight, Weights};
 use std::error::Error;
 
 /// Result type of the pipeline: any crate error, boxed.
@@ -71,7 +71,7 @@ pub fn weight<'a, const R: usize>(
     weights: &Weights<'a>,
     naming: Naming,
     name: &str,
-) -> Result<Weight<'a, R, f32>, WeightsError> {
+) -> Result<Weight<'a, R, f32>, llm_from_scratch::Error> {
     weights.get::<R, f32>(&naming.name(name))
 }
 
@@ -207,15 +207,23 @@ pub fn max_abs_diff<'a>(
 }
 
 /// A reference tensor of the fixture, flattened in row-major order (any rank).
-pub fn reference_values(fixture: &Weights<'_>, name: &str) -> Result<Vec<f32>, WeightsError> {
+pub fn reference_values(
+    fixture: &Weights<'_>,
+    name: &str,
+) -> Result<Vec<f32>, llm_from_scratch::Error> {
     match fixture.get::<3, f32>(name) {
         Ok(weight) => Ok(weight.view().iter().copied().collect()),
-        Err(WeightsError::RankMismatch { .. }) => Ok(fixture
-            .get::<4, f32>(name)?
-            .view()
-            .iter()
-            .copied()
-            .collect()),
+        // A rank error names its tensor: `InTensor` wraps the `RankMismatch`.
+        Err(llm_from_scratch::Error::InTensor { source, .. })
+            if matches!(*source, llm_from_scratch::Error::RankMismatch { .. }) =>
+        {
+            Ok(fixture
+                .get::<4, f32>(name)?
+                .view()
+                .iter()
+                .copied()
+                .collect())
+        }
         Err(other) => Err(other),
     }
 }

@@ -262,7 +262,7 @@ impl Recorder for Ledger {
         self.push(label, Kind::Made(made), tensor.shape(), bytes, cost);
     }
 
-    fn rejected(&mut self, label: Arguments<'_>, error: &TensorViewError) {
+    fn rejected(&mut self, label: Arguments<'_>, error: &Error) {
         let cost = self.cost();
         let label = label.to_string();
         self.trace.rejected(&label, error);

@@ -31,7 +31,7 @@ pub trait Recorder {
     /// A new owner was created, for the reason `made`.
     fn owner<const R: usize, T>(&mut self, label: Arguments<'_>, made: Made, tensor: &Tensor<R, T>);
     /// A request was refused with `error`.
-    fn rejected(&mut self, label: Arguments<'_>, error: &TensorViewError);
+    fn rejected(&mut self, label: Arguments<'_>, error: &Error);
 }
 
 /// Records nothing: for callers that want only the values.
@@ -39,5 +39,5 @@ impl Recorder for () {
     fn step(&mut self, _: Arguments<'_>) {}
     fn view<const R: usize, T>(&mut self, _: Arguments<'_>, _: &View<'_, R, T>) {}
     fn owner<const R: usize, T>(&mut self, _: Arguments<'_>, _: Made, _: &Tensor<R, T>) {}
-    fn rejected(&mut self, _: Arguments<'_>, _: &TensorViewError) {}
+    fn rejected(&mut self, _: Arguments<'_>, _: &Error) {}
 }
