@@ -56,7 +56,9 @@ pub enum Error {
     },
     /// A dynamic-rank operand has fewer axes than the operation needs
     /// (`matmul` needs rank 2; the ranked API refuses it at compile time).
-    #[error("{op}: an operand of rank {rank} was given, at least rank {minimum} is needed; reshape a unit axis in first")]
+    #[error(
+        "{op}: an operand of rank {rank} was given, at least rank {minimum} is needed; reshape a unit axis in first"
+    )]
     RankTooSmall {
         /// The operation called.
         op: &'static str,
@@ -136,7 +138,9 @@ pub enum Error {
     },
     /// A dynamic `broadcast_to` (or a dynamic `assign` source) has more axes
     /// than its target: broadcasting never removes axes.
-    #[error("{op}: a rank-{rank} view cannot be broadcast to rank {target_rank}; broadcasting never removes axes")]
+    #[error(
+        "{op}: a rank-{rank} view cannot be broadcast to rank {target_rank}; broadcasting never removes axes"
+    )]
     BroadcastRankTooSmall {
         /// The operation called.
         op: &'static str,
@@ -221,7 +225,9 @@ pub enum Error {
         dimension: usize,
     },
     /// `from_slice` / `from_parts`: some reachable offset lies outside the borrowed data.
-    #[error("{op}: the layout needs {required_len} elements of storage, the data holds {available}")]
+    #[error(
+        "{op}: the layout needs {required_len} elements of storage, the data holds {available}"
+    )]
     ViewOutOfBounds {
         /// The operation called.
         op: &'static str,

@@ -43,6 +43,8 @@ pub use tensor::{
 /// markers and the ops.
 pub mod prelude {
     #[doc(no_inline)]
+    pub use crate::error::{Error, TensorError, TensorOpError, TensorViewError};
+    #[doc(no_inline)]
     pub use crate::tensor::ops::{
         argmax_axis, argmax_axis_into, cast, concat, concat_into, index_select, index_select_into,
         softmax_axis, softmax_axis_into, stack, stack_into,
@@ -53,13 +55,11 @@ pub mod prelude {
         matmul_into, max_axis, max_axis_into, mean_axis, mean_axis_into, sum_axis, sum_axis_into,
     };
     #[doc(no_inline)]
-    pub use crate::error::{Error, TensorError, TensorOpError, TensorViewError};
-    #[doc(no_inline)]
     pub use crate::tensor::{
         ArrayBase, AsArray, AsView, Axes1, Axes2, Axes3, Axes4, Axes5, Axes6, Axes7, Axes8,
         AxisList, BroadcastRank, CellView, Dimension, DynCellView, DynRank, DynTensor, DynView,
-        DynViewMut, Element, Float, InsertAxis, KeepDim, LayoutTrace, MatrixRank, Rank,
-        RankAtMost, ReduceDim, RemoveAxis, RemoveDim, Tensor, View, ViewMut, copying_transpose,
+        DynViewMut, Element, Float, InsertAxis, KeepDim, LayoutTrace, MatrixRank, Rank, RankAtMost,
+        ReduceDim, RemoveAxis, RemoveDim, Tensor, View, ViewMut, copying_transpose,
     };
 }
 

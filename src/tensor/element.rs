@@ -28,8 +28,7 @@ use std::fmt::Debug;
 
 mod sealed {
     pub trait Sealed {}
-    impl Sealed for f32 {}
-    impl Sealed for f64 {}
+    impl<F: super::Float> Sealed for F {}
     impl Sealed for half::f16 {}
     impl Sealed for half::bf16 {}
 }
@@ -52,7 +51,9 @@ mod sealed {
     label = "`{Self}` is not a float element type",
     note = "convert first, e.g. `map_unary(&v, |x| x as f64)?`, or `v.cast::<f32>()?` between float types"
 )]
-pub trait Element: sealed::Sealed + Copy + Default + Debug + PartialEq + Send + Sync + 'static {
+pub trait Element:
+    sealed::Sealed + Copy + Default + Debug + PartialEq + Send + Sync + 'static
+{
     /// The type this element is computed and accumulated in.
     type Acc: Float + Element<Acc = Self::Acc>;
     /// The dtype name in weight files (`"F16"`, `"BF16"`, `"F32"`, `"F64"`:
@@ -78,62 +79,34 @@ pub trait Element: sealed::Sealed + Copy + Default + Debug + PartialEq + Send + 
     fn from_acc_vec(values: Vec<Self::Acc>) -> Result<Vec<Self>, Vec<Self::Acc>>;
 }
 
-impl Element for f32 {
-    type Acc = f32;
-    const DTYPE: &'static str = "F32";
+/// `f32` and `f64`: their own compute type, read in place. A blanket impl,
+/// so generic code bounded by [`Float`] calls every numeric op.
+impl<F: Float> Element for F {
+    type Acc = F;
+    const DTYPE: &'static str = F::DTYPE;
     #[inline(always)]
-    fn to_acc(self) -> f32 {
+    fn to_acc(self) -> F {
         self
     }
     #[inline(always)]
-    fn from_acc(acc: f32) -> f32 {
+    fn from_acc(acc: F) -> F {
         acc
     }
     #[inline(always)]
     fn to_f64(self) -> f64 {
-        f64::from(self)
+        F::widen_to_f64(self)
     }
     #[inline(always)]
-    fn from_f64(x: f64) -> f32 {
-        x as f32
+    fn from_f64(x: f64) -> F {
+        F::round_from_f64(x)
     }
-    fn as_acc(values: &[f32]) -> Option<&[f32]> {
+    fn as_acc(values: &[F]) -> Option<&[F]> {
         Some(values)
     }
-    fn as_acc_mut(values: &mut [f32]) -> Option<&mut [f32]> {
+    fn as_acc_mut(values: &mut [F]) -> Option<&mut [F]> {
         Some(values)
     }
-    fn from_acc_vec(values: Vec<f32>) -> Result<Vec<f32>, Vec<f32>> {
-        Ok(values)
-    }
-}
-
-impl Element for f64 {
-    type Acc = f64;
-    const DTYPE: &'static str = "F64";
-    #[inline(always)]
-    fn to_acc(self) -> f64 {
-        self
-    }
-    #[inline(always)]
-    fn from_acc(acc: f64) -> f64 {
-        acc
-    }
-    #[inline(always)]
-    fn to_f64(self) -> f64 {
-        self
-    }
-    #[inline(always)]
-    fn from_f64(x: f64) -> f64 {
-        x
-    }
-    fn as_acc(values: &[f64]) -> Option<&[f64]> {
-        Some(values)
-    }
-    fn as_acc_mut(values: &mut [f64]) -> Option<&mut [f64]> {
-        Some(values)
-    }
-    fn from_acc_vec(values: Vec<f64>) -> Result<Vec<f64>, Vec<f64>> {
+    fn from_acc_vec(values: Vec<F>) -> Result<Vec<F>, Vec<F>> {
         Ok(values)
     }
 }
@@ -227,11 +200,17 @@ mod tests {
         // bf16: 1 + 2^-8 + 2^-40 (tie at 2^-8).
         let y = 1.0 + 2f64.powi(-8) + 2f64.powi(-40);
         assert_eq!(<bf16 as Element>::from_f64(y).to_f32(), 1.0 + 2f32.powi(-7));
-        assert_eq!(<bf16 as Element>::from_f64(-y).to_f32(), -(1.0 + 2f32.powi(-7)));
+        assert_eq!(
+            <bf16 as Element>::from_f64(-y).to_f32(),
+            -(1.0 + 2f32.powi(-7))
+        );
         // Exact values, overflow and the infinities go through unchanged.
         assert_eq!(<f16 as Element>::from_f64(0.5).to_f32(), 0.5);
         assert_eq!(<f16 as Element>::from_f64(1e10).to_f32(), f32::INFINITY);
-        assert_eq!(<bf16 as Element>::from_f64(f64::NEG_INFINITY).to_f32(), f32::NEG_INFINITY);
+        assert_eq!(
+            <bf16 as Element>::from_f64(f64::NEG_INFINITY).to_f32(),
+            f32::NEG_INFINITY
+        );
         assert!(<f16 as Element>::from_f64(f64::NAN).is_nan());
     }
 }

@@ -48,12 +48,25 @@ pub trait Float:
 {
     /// Positive zero, the start of every sum.
     const ZERO: Self;
+    /// The dtype name in weight files (`"F32"`, `"F64"`).
+    const DTYPE: &'static str;
+    /// The value as `f64` (exact).
+    fn widen_to_f64(self) -> f64;
+    /// The nearest value to `x` (ties to even).
+    fn round_from_f64(x: f64) -> Self;
     /// `n` as this type (rounded to nearest), e.g. the divisor of a mean.
     fn from_usize(n: usize) -> Self;
 }
 
 impl Float for f32 {
     const ZERO: Self = 0.0;
+    const DTYPE: &'static str = "F32";
+    fn widen_to_f64(self) -> f64 {
+        f64::from(self)
+    }
+    fn round_from_f64(x: f64) -> f32 {
+        x as f32
+    }
     fn from_usize(n: usize) -> Self {
         n as f32
     }
@@ -61,6 +74,13 @@ impl Float for f32 {
 
 impl Float for f64 {
     const ZERO: Self = 0.0;
+    const DTYPE: &'static str = "F64";
+    fn widen_to_f64(self) -> f64 {
+        self
+    }
+    fn round_from_f64(x: f64) -> f64 {
+        x
+    }
     fn from_usize(n: usize) -> Self {
         n as f64
     }

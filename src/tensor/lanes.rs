@@ -528,16 +528,14 @@ mod tests {
             let two_to_0 =
                 <f64 as Lanes>::from_bits(simd, <f64 as Lanes>::shl_bits(simd, bits, 52));
             assert_eq!(first(simd, two_to_0, 0.0), 1.0);
-            let back =
-                <f64 as Lanes>::shr_bits(simd, <f64 as Lanes>::to_bits(simd, two_to_0), 52);
+            let back = <f64 as Lanes>::shr_bits(simd, <f64 as Lanes>::to_bits(simd, two_to_0), 52);
             let back = <f64 as Lanes>::from_bits(
                 simd,
                 <f64 as Lanes>::add_bits(simd, back, <f64 as Lanes>::splat_bits(simd, 0)),
             );
             assert_eq!(first(simd, back, 0.0_f64).to_bits(), 1023);
             let bits = <f32 as Lanes>::splat_bits(simd, 127 + 3);
-            let eight =
-                <f32 as Lanes>::from_bits(simd, <f32 as Lanes>::shl_bits(simd, bits, 23));
+            let eight = <f32 as Lanes>::from_bits(simd, <f32 as Lanes>::shl_bits(simd, bits, 23));
             assert_eq!(first(simd, eight, 0.0_f32), 8.0);
         }
     }

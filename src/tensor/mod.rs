@@ -37,6 +37,8 @@ mod traverse;
 #[cfg(feature = "safetensors")]
 pub mod weights;
 
+#[doc(no_inline)]
+pub use crate::error::{Error, TensorError, TensorOpError, TensorViewError};
 pub use array::base::{
     ArrayBase, CellView, DynCellView, DynTensor, DynView, DynViewMut, Tensor, View, ViewMut,
 };
@@ -46,6 +48,12 @@ pub use array::materialize::copying_transpose;
 pub use array::storage::{Borrowed, Cells, Readable, Storage, Writable};
 pub use element::{Element, bf16, f16};
 pub use float::Float;
+/// A read-only memory map of a weights file (feature `mmap`): parse its
+/// [`bytes`](MappedFile::bytes) with `weights::Weights::parse` (or the GGUF reader). See the
+/// `llm_from_scratch_mmap` crate for the one rule it relies on (do not
+/// modify a file while it is mapped).
+#[cfg(feature = "mmap")]
+pub use llm_from_scratch_mmap::MappedFile;
 pub use shape::axes::{Axes1, Axes2, Axes3, Axes4, Axes5, Axes6, Axes7, Axes8, AxisList};
 pub use shape::dimension::{Dimension, DynRank, IntoShape};
 pub use shape::rank;
@@ -53,16 +61,8 @@ pub use shape::rank::{
     BroadcastRank, InsertAxis, KeepDim, MAX_RANK, MatrixRank, Rank, RankAtMost, ReduceDim,
     RemoveAxis, RemoveDim,
 };
-/// A read-only memory map of a weights file (feature `mmap`): parse its
-/// [`bytes`](MappedFile::bytes) with `weights::Weights::parse` (or the GGUF reader). See the
-/// `llm_from_scratch_mmap` crate for the one rule it relies on (do not
-/// modify a file while it is mapped).
-#[cfg(feature = "mmap")]
-pub use llm_from_scratch_mmap::MappedFile;
 pub use trace::{LayoutTrace, TraceRow};
 pub use traverse::offsets::{StridedOffsets, StridedValues};
-#[doc(no_inline)]
-pub use crate::error::{Error, TensorError, TensorOpError, TensorViewError};
 
 /// The run-time-rank names: [`DynTensor`], [`DynView`], [`DynViewMut`] and
 /// the operations, which are the same generic functions as in [`ops`]

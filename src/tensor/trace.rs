@@ -1,9 +1,9 @@
 //! `LayoutTrace`: a table with one row per view or owner, telling whether
 //! its values live in an existing owner's storage or in a new one.
 
-use super::array::base::{ArrayBase, DynTensor, DynView};
 #[cfg(doc)]
 use super::array::base::Tensor;
+use super::array::base::{ArrayBase, DynTensor, DynView};
 use super::array::storage::Readable;
 use super::shape::dimension::Dimension;
 use super::shape::dims::Dims;
@@ -103,7 +103,11 @@ impl LayoutTrace {
     /// assert_eq!(row.storage, "new owner base");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn owner<T, D: Dimension>(&mut self, label: &str, tensor: &ArrayBase<Vec<T>, D>) -> &mut Self {
+    pub fn owner<T, D: Dimension>(
+        &mut self,
+        label: &str,
+        tensor: &ArrayBase<Vec<T>, D>,
+    ) -> &mut Self {
         self.register(label, tensor.as_slice());
         self.push(true, label, tensor.as_slice(), &tensor.layout)
     }
@@ -125,7 +129,11 @@ impl LayoutTrace {
     /// assert_eq!(trace.rows()[2].storage, "borrows unregistered storage");
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
-    pub fn view<S: Readable, D: Dimension>(&mut self, label: &str, view: &ArrayBase<S, D>) -> &mut Self {
+    pub fn view<S: Readable, D: Dimension>(
+        &mut self,
+        label: &str,
+        view: &ArrayBase<S, D>,
+    ) -> &mut Self {
         self.push(false, label, view.data.values(), &view.layout)
     }
 

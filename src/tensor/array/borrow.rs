@@ -193,7 +193,13 @@ impl<'a, T, D: Dimension> ArrayBase<&'a mut [T], D> {
         strides: impl IntoShape<Dim = D>,
         base_offset: usize,
     ) -> Result<Self, Error> {
-        let layout = checked_parts(shape, strides, base_offset, data.len(), "ViewMut::from_parts")?;
+        let layout = checked_parts(
+            shape,
+            strides,
+            base_offset,
+            data.len(),
+            "ViewMut::from_parts",
+        )?;
         if !layout.is_non_overlapping() {
             return Err(Error::OverlappingMutableView {
                 shape: layout.shape().to_vec(),

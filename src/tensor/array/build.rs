@@ -118,7 +118,11 @@ impl<T, D: Dimension> ArrayBase<Vec<T>, D> {
         self,
         shape: impl IntoShape<Dim = E>,
     ) -> Result<ArrayBase<Vec<T>, E>, Error> {
-        let layout = layout_of(shape.into_axes("into_shape")?, self.data.len(), "into_shape")?;
+        let layout = layout_of(
+            shape.into_axes("into_shape")?,
+            self.data.len(),
+            "into_shape",
+        )?;
         Ok(ArrayBase {
             data: self.data,
             layout,

@@ -52,11 +52,14 @@ impl<S: Storage, D: Dimension> ArrayBase<S, D> {
     }
 
     fn ranked<const R: usize>(self, op: &'static str) -> Result<ArrayBase<S, Rank<R>>, Error> {
-        let layout = self.layout.into_dims().map_err(|rank| Error::RankMismatch {
-            op,
-            expected: R,
-            actual: rank,
-        })?;
+        let layout = self
+            .layout
+            .into_dims()
+            .map_err(|rank| Error::RankMismatch {
+                op,
+                expected: R,
+                actual: rank,
+            })?;
         Ok(ArrayBase {
             data: self.data,
             layout,

@@ -245,13 +245,22 @@ impl<'a, T, D: Dimension> ArrayBase<&'a mut [T], D> {
     ///
     /// # Errors
     /// As for `split_at`.
-    #[deprecated(since = "0.3.0", note = "use `split_at`: every view has it, and a mutable view's parts are `CellView`s")]
+    #[deprecated(
+        since = "0.3.0",
+        note = "use `split_at`: every view has it, and a mutable view's parts are `CellView`s"
+    )]
     #[allow(clippy::type_complexity)]
     pub fn split_at_mut(
         self,
         axis: usize,
         index: usize,
-    ) -> Result<(ArrayBase<super::storage::Cells<'a, T>, D>, ArrayBase<super::storage::Cells<'a, T>, D>), Error> {
+    ) -> Result<
+        (
+            ArrayBase<super::storage::Cells<'a, T>, D>,
+            ArrayBase<super::storage::Cells<'a, T>, D>,
+        ),
+        Error,
+    > {
         self.split_at(axis, index)
     }
 
@@ -259,7 +268,10 @@ impl<'a, T, D: Dimension> ArrayBase<&'a mut [T], D> {
     ///
     /// # Errors
     /// As for `axis_iter`.
-    #[deprecated(since = "0.3.0", note = "use `axis_iter`: every view has it, and a mutable view's pieces are `CellView`s")]
+    #[deprecated(
+        since = "0.3.0",
+        note = "use `axis_iter`: every view has it, and a mutable view's pieces are `CellView`s"
+    )]
     pub fn axis_iter_mut<E: Dimension>(
         self,
         axis: usize,
@@ -274,7 +286,10 @@ impl<'a, T, D: Dimension> ArrayBase<&'a mut [T], D> {
     ///
     /// # Errors
     /// As for `outer_iter`.
-    #[deprecated(since = "0.3.0", note = "use `outer_iter`: every view has it, and a mutable view's pieces are `CellView`s")]
+    #[deprecated(
+        since = "0.3.0",
+        note = "use `outer_iter`: every view has it, and a mutable view's pieces are `CellView`s"
+    )]
     pub fn outer_iter_mut<E: Dimension>(
         self,
     ) -> Result<AxisIter<ArrayBase<super::storage::Cells<'a, T>, E>>, Error>
@@ -288,7 +303,10 @@ impl<'a, T, D: Dimension> ArrayBase<&'a mut [T], D> {
     ///
     /// # Errors
     /// As for `axis_chunks_iter`.
-    #[deprecated(since = "0.3.0", note = "use `axis_chunks_iter`: every view has it, and a mutable view's pieces are `CellView`s")]
+    #[deprecated(
+        since = "0.3.0",
+        note = "use `axis_chunks_iter`: every view has it, and a mutable view's pieces are `CellView`s"
+    )]
     pub fn axis_chunks_iter_mut(
         self,
         axis: usize,

@@ -142,6 +142,8 @@ impl<T: Copy, D: Dimension> ArrayBase<Cells<'_, T>, D> {
 /// assert_eq!(kt.as_slice(), &[10.0, 20.0, 11.0, 21.0, 12.0, 22.0]);
 /// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
-pub fn copying_transpose<T: Copy + Send + Sync>(source: &Tensor<2, T>) -> Result<Tensor<2, T>, Error> {
+pub fn copying_transpose<T: Copy + Send + Sync>(
+    source: &Tensor<2, T>,
+) -> Result<Tensor<2, T>, Error> {
     source.view().transpose_axes::<0, 1>().materialize()
 }

@@ -87,7 +87,10 @@ fn from_array_view<'a, A, D: Dimension, E: Dims>(
         };
     }
     if empty {
-        return Ok((&[], Layout::borrowed(shape, strides, 0, 0, "View::try_from")?));
+        return Ok((
+            &[],
+            Layout::borrowed(shape, strides, 0, 0, "View::try_from")?,
+        ));
     }
     // A broadcast axis reads one position over and over: keep index 0 of it
     // to find the storage the view covers.
@@ -98,14 +101,16 @@ fn from_array_view<'a, A, D: Dimension, E: Dims>(
         }
     }
     // With no negative stride, the lowest address is the logical origin.
-    let data =
-        covered
-            .to_slice_memory_order()
-            .ok_or_else(|| Error::NotContiguousInMemory {
-                shape: array.shape().to_vec(),
-                strides: array.strides().to_vec(),
-            })?;
-    Ok((data, Layout::borrowed(shape, strides, 0, data.len(), "View::try_from")?))
+    let data = covered
+        .to_slice_memory_order()
+        .ok_or_else(|| Error::NotContiguousInMemory {
+            shape: array.shape().to_vec(),
+            strides: array.strides().to_vec(),
+        })?;
+    Ok((
+        data,
+        Layout::borrowed(shape, strides, 0, data.len(), "View::try_from")?,
+    ))
 }
 
 impl<'a, const R: usize, T> View<'a, R, T> {

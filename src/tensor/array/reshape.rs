@@ -71,7 +71,9 @@ impl<S: Borrowed, D: Dimension> ArrayBase<S, D> {
         self,
         shape: impl IntoShape<Dim = E>,
     ) -> Result<ArrayBase<S, E>, Error> {
-        let layout = self.layout.reshape_strided(shape.into_axes("reshape_strided")?)?;
+        let layout = self
+            .layout
+            .reshape_strided(shape.into_axes("reshape_strided")?)?;
         Ok(self.with_layout(layout))
     }
 
@@ -238,7 +240,9 @@ impl<'a, T, D: Dimension> ArrayBase<&'a [T], D> {
     where
         D: RankAtMost<E>,
     {
-        let layout = self.layout.broadcast_to(shape.into_axes("broadcast_to")?, "broadcast_to")?;
+        let layout = self
+            .layout
+            .broadcast_to(shape.into_axes("broadcast_to")?, "broadcast_to")?;
         Ok(self.with_layout(layout))
     }
 }

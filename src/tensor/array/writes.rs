@@ -65,8 +65,7 @@ where
     pub fn assign<E: Dimension + RankAtMost<D>>(
         &mut self,
         source: &(impl AsArray<E, S::Elem> + ?Sized),
-    ) -> Result<(), Error>
-    {
+    ) -> Result<(), Error> {
         self.zip_with(source, |_, value| value, "assign")
     }
 
@@ -90,8 +89,7 @@ where
         &mut self,
         source: &(impl AsArray<E, U> + ?Sized),
         f: impl FnMut(S::Elem, U) -> S::Elem,
-    ) -> Result<(), Error>
-    {
+    ) -> Result<(), Error> {
         self.zip_with(source, f, "zip_map_inplace")
     }
 

@@ -110,12 +110,11 @@ pub(crate) fn into_narrowed<T: Element>(
     if let Some(same) = T::as_acc_mut(out) {
         return compute(same);
     }
-    let mut scratch = try_filled(out.len(), T::Acc::default()).map_err(|failed| {
-        Error::AllocationFailed {
+    let mut scratch =
+        try_filled(out.len(), T::Acc::default()).map_err(|failed| Error::AllocationFailed {
             op,
             elements: failed.elements,
-        }
-    })?;
+        })?;
     compute(&mut scratch)?;
     for (slot, &value) in out.iter_mut().zip(&scratch) {
         *slot = T::from_acc(value);

@@ -64,7 +64,13 @@ pub trait Dimension:
     /// or `[usize]`.
     /// `shape().to_owned()` is an [`Owned`](Dimension::Owned) shape, which
     /// builds an owner of this dimension (`Tensor::zeros(v.shape().to_owned())`).
-    type Shape: ?Sized + Debug + PartialEq + Eq + Hash + AsRef<[usize]> + ToOwned<Owned = Self::Owned>;
+    type Shape: ?Sized
+        + Debug
+        + PartialEq
+        + Eq
+        + Hash
+        + AsRef<[usize]>
+        + ToOwned<Owned = Self::Owned>;
     /// A coordinate or an axis list argument: `[usize; R]` (its length is
     /// checked by the compiler) or `&[usize]` (checked at run time).
     type Index<'i>: Copy;

@@ -92,7 +92,10 @@ impl Dims for DynDims {
     /// `rank` zeros; the typed layers check every rank they build against
     /// [`MAX_DYN_RANK`] first.
     fn zeros(rank: usize) -> Self {
-        assert!(rank <= MAX_DYN_RANK, "a dynamic rank above MAX_DYN_RANK was not refused");
+        assert!(
+            rank <= MAX_DYN_RANK,
+            "a dynamic rank above MAX_DYN_RANK was not refused"
+        );
         Self {
             len: rank,
             axes: [0; MAX_DYN_RANK],
@@ -133,6 +136,9 @@ mod tests {
         assert_eq!(large.as_slice().len(), MAX_DYN_RANK);
         assert_ne!(small, large);
         assert_eq!(format!("{small:?}"), "[2, 3]");
-        assert_eq!(DynDims::try_from_slice(&[1; MAX_DYN_RANK + 1]).unwrap_err(), MAX_DYN_RANK + 1);
+        assert_eq!(
+            DynDims::try_from_slice(&[1; MAX_DYN_RANK + 1]).unwrap_err(),
+            MAX_DYN_RANK + 1
+        );
     }
 }

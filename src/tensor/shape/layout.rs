@@ -49,7 +49,9 @@ pub(crate) fn row_major_strides(
 /// [`row_major_strides`].
 pub(crate) fn checked_len(shape: &[usize], op: &'static str) -> Result<usize, Error> {
     shape.iter().rev().try_fold(1_usize, |running, &extent| {
-        running.checked_mul(extent).ok_or(Error::ShapeOverflow { op })
+        running
+            .checked_mul(extent)
+            .ok_or(Error::ShapeOverflow { op })
     })
 }
 
@@ -385,8 +387,16 @@ mod tests {
     fn ranked_and_dynamic_layouts_transform_alike() {
         let ranked = Layout::row_major([2, 3, 4], "t").unwrap();
         let dynamic = Layout::row_major(DynDims::from_slice(&[2, 3, 4]), "t").unwrap();
-        let a = ranked.permute(&[2, 0, 1]).unwrap().slice(1, 1..2, "t").unwrap();
-        let b = dynamic.permute(&[2, 0, 1]).unwrap().slice(1, 1..2, "t").unwrap();
+        let a = ranked
+            .permute(&[2, 0, 1])
+            .unwrap()
+            .slice(1, 1..2, "t")
+            .unwrap();
+        let b = dynamic
+            .permute(&[2, 0, 1])
+            .unwrap()
+            .slice(1, 1..2, "t")
+            .unwrap();
         assert_eq!(a.into_dims::<DynDims>().unwrap(), b);
         assert_eq!(
             (a.shape(), a.strides(), a.base_offset),

@@ -3,8 +3,8 @@
 
 pub mod axes;
 pub(crate) mod broadcast;
-pub(crate) mod dims;
 pub mod dimension;
+pub(crate) mod dims;
 pub(crate) mod layout;
 pub mod rank;
 pub(crate) mod transforms;

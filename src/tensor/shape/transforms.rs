@@ -163,11 +163,7 @@ impl<D: Dims> Layout<D> {
 
     /// Fixes one coordinate (`x[:, index]`): the axis goes, the base offset
     /// advances by `index * stride`. The index is checked like `get`'s.
-    pub(crate) fn select<E: Dims>(
-        &self,
-        axis: usize,
-        index: usize,
-    ) -> Result<Layout<E>, Error> {
+    pub(crate) fn select<E: Dims>(&self, axis: usize, index: usize) -> Result<Layout<E>, Error> {
         check_axis(axis, self.rank(), "select")?;
         let dimension = self.shape()[axis];
         if index >= dimension {
@@ -306,11 +302,7 @@ impl<D: Dims> Layout<D> {
     }
 
     /// `[0, index)` and `[index, extent)` of `axis`.
-    pub(crate) fn split_at(
-        &self,
-        axis: usize,
-        index: usize,
-    ) -> Result<(Self, Self), Error> {
+    pub(crate) fn split_at(&self, axis: usize, index: usize) -> Result<(Self, Self), Error> {
         let extent = self.shape().get(axis).copied().unwrap_or(0);
         let first = self.slice(axis, 0..index, "split_at")?;
         Ok((first, self.slice(axis, index..extent, "split_at")?))

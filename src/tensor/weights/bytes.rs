@@ -65,7 +65,10 @@ impl AlignedBytes {
         words.resize(len.div_ceil(8), 0);
         file.read_exact(&mut bytemuck::cast_slice_mut::<u64, u8>(&mut words)[..len])?;
         if file.read(&mut [0u8])? != 0 {
-            return Err(Error::new(ErrorKind::InvalidData, "the file grew while it was read"));
+            return Err(Error::new(
+                ErrorKind::InvalidData,
+                "the file grew while it was read",
+            ));
         }
         Ok(Self { words, len })
     }

@@ -1,11 +1,11 @@
 //! Reading tensors out of a safetensors buffer: zero-copy ranked views
 //! when the bytes are aligned, converting copies into any float type.
 
+use crate::error::Error;
 use crate::tensor::array::base::{Tensor, View};
+use crate::tensor::element::Element;
 use crate::tensor::shape::layout::checked_len;
 use crate::tensor::traverse::alloc::try_buffer;
-use crate::error::Error;
-use crate::tensor::element::Element;
 use safetensors::{Dtype, SafeTensors};
 
 /// The earlier name of the errors of this module: they are variants of the
@@ -194,15 +194,11 @@ impl<'a> Weights<'a> {
                     actual: format!("{:?}", tensor.dtype()),
                 });
             }
-            let shape: [usize; R] =
-                tensor
-                    .shape()
-                    .try_into()
-                    .map_err(|_| Error::RankMismatch {
-                        op,
-                        expected: R,
-                        actual: tensor.shape().len(),
-                    })?;
+            let shape: [usize; R] = tensor.shape().try_into().map_err(|_| Error::RankMismatch {
+                op,
+                expected: R,
+                actual: tensor.shape().len(),
+            })?;
             let bytes = tensor.data();
             let elements = checked_len(&shape, op)?;
             let expected_bytes = elements.checked_mul(size_of::<T>());
@@ -258,9 +254,15 @@ impl<'a> Weights<'a> {
         let read = || {
             let op = "Weights::get_as";
             let (width, decode): (usize, fn(&[u8]) -> f64) = match tensor.dtype() {
-                Dtype::F16 => (2, |b| f64::from(half::f16::from_le_bytes([b[0], b[1]]).to_f32())),
-                Dtype::BF16 => (2, |b| f64::from(half::bf16::from_le_bytes([b[0], b[1]]).to_f32())),
-                Dtype::F32 => (4, |b| f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))),
+                Dtype::F16 => (2, |b| {
+                    f64::from(half::f16::from_le_bytes([b[0], b[1]]).to_f32())
+                }),
+                Dtype::BF16 => (2, |b| {
+                    f64::from(half::bf16::from_le_bytes([b[0], b[1]]).to_f32())
+                }),
+                Dtype::F32 => (4, |b| {
+                    f64::from(f32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+                }),
                 Dtype::F64 => (8, |b| f64::from_le_bytes(b.try_into().unwrap_or([0; 8]))),
                 other => {
                     return Err(Error::WrongDtype {
@@ -285,12 +287,11 @@ impl<'a> Weights<'a> {
                     actual_bytes: bytes.len(),
                 });
             }
-            let mut values: Vec<T> = try_buffer(elements).map_err(|failed| {
-                Error::AllocationFailed {
+            let mut values: Vec<T> =
+                try_buffer(elements).map_err(|failed| Error::AllocationFailed {
                     op,
                     elements: failed.elements,
-                }
-            })?;
+                })?;
             values.extend(bytes.chunks_exact(width).map(|b| T::from_f64(decode(b))));
             Tensor::from_vec(shape, values)
         };
@@ -350,4 +351,3 @@ fn copy_values<const R: usize, T: SafetensorsElement>(
     }
     Tensor::from_vec(shape, values)
 }
-

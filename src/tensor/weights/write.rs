@@ -126,12 +126,11 @@ impl<'a> SafetensorsWriter<'a> {
             _ => {
                 let width = size_of::<T>();
                 let total = view.len().saturating_mul(width);
-                let mut bytes = try_buffer::<u8>(total).map_err(|failed| {
-                    Error::AllocationFailed {
+                let mut bytes =
+                    try_buffer::<u8>(total).map_err(|failed| Error::AllocationFailed {
                         op,
                         elements: failed.elements,
-                    }
-                })?;
+                    })?;
                 for value in view.iter() {
                     let start = bytes.len();
                     bytes.extend_from_slice(bytemuck::bytes_of(value));
@@ -187,7 +186,10 @@ impl<'a> SafetensorsWriter<'a> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn to_bytes(&self) -> Result<Vec<u8>, Error> {
-        let entries = self.entries.iter().map(|(name, entry)| (name.as_str(), entry));
+        let entries = self
+            .entries
+            .iter()
+            .map(|(name, entry)| (name.as_str(), entry));
         safetensors::serialize(entries, self.info()).map_err(|error| Error::InvalidFile {
             format: "safetensors",
             message: error.to_string(),
@@ -219,7 +221,10 @@ impl<'a> SafetensorsWriter<'a> {
     /// ```
     pub fn write(&self, path: impl AsRef<Path>) -> Result<(), Error> {
         let path = path.as_ref();
-        let entries = self.entries.iter().map(|(name, entry)| (name.as_str(), entry));
+        let entries = self
+            .entries
+            .iter()
+            .map(|(name, entry)| (name.as_str(), entry));
         safetensors::serialize_to_file(entries, self.info(), path).map_err(|error| match error {
             safetensors::SafeTensorError::IoError(io) => Error::Io {
                 op: "SafetensorsWriter::write",

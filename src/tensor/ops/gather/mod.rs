@@ -18,8 +18,8 @@ use crate::tensor::array::storage::Readable;
 use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::dims::{Dims, DynDims};
 use crate::tensor::shape::layout::checked_len;
-use crate::tensor::shape::transforms::check_larger;
 use crate::tensor::shape::rank::InsertAxis;
+use crate::tensor::shape::transforms::check_larger;
 use crate::tensor::traverse::Strided;
 use crate::tensor::traverse::sink::{Sink, SliceSink};
 
@@ -65,10 +65,7 @@ fn join_shape<T, V: Source<T>, D: Dims>(
     join: Join,
     op: &'static str,
 ) -> Result<(D, usize), Error> {
-    let first = inputs
-        .first()
-        .ok_or(Error::EmptyInputList { op })?
-        .source();
+    let first = inputs.first().ok_or(Error::EmptyInputList { op })?.source();
     let rank = first.shape.len();
     if join == Join::Stack {
         check_larger::<D>(rank, op)?;

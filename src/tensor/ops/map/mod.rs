@@ -204,7 +204,13 @@ where
     let (left, right) = (left.strided(), right.strided());
     let (shape, _) = broadcast_of::<DynDims>(left.shape, right.shape, op)?;
     check_output_shape(shape.as_slice(), out.layout.shape(), op)?;
-    binary_core(shape.as_slice(), left, right, f, &mut SliceSink::new(&mut out.data));
+    binary_core(
+        shape.as_slice(),
+        left,
+        right,
+        f,
+        &mut SliceSink::new(&mut out.data),
+    );
     Ok(())
 }
 

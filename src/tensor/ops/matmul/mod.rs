@@ -4,12 +4,12 @@ mod kernel;
 
 pub use kernel::MatmulStrategy;
 
+use super::widen::{into_narrowed, narrow, widen};
 use super::{check_output_shape, output_buffer, owner};
 use crate::error::Error;
 use crate::tensor::array::base::ArrayBase;
 use crate::tensor::array::borrow::AsArray;
 use crate::tensor::array::storage::Readable;
-use super::widen::{into_narrowed, narrow, widen};
 use crate::tensor::element::Element;
 use crate::tensor::float::Float;
 use crate::tensor::shape::broadcast::broadcast_into;
@@ -147,7 +147,13 @@ where
     let (left, right) = (left.view(), right.view());
     let mut values = output_buffer(len, op)?;
     values.resize(len, T::Acc::ZERO);
-    kernel::matmul(left.strided(), right.strided(), shape.as_slice(), &mut values, op)?;
+    kernel::matmul(
+        left.strided(),
+        right.strided(),
+        shape.as_slice(),
+        &mut values,
+        op,
+    )?;
     narrow(owner(shape, values, op)?, op)
 }
 

@@ -85,7 +85,11 @@ fn argmax<F: Float>(input: Strided<'_, '_, F>, axis: usize, out: &mut [usize]) {
     out_strides.as_mut_slice()[axis] = 1;
     let kept_shape = out_strides;
     // A checked output shape: its row-major strides fit.
-    let _ = row_major_strides(kept_shape.as_slice(), out_strides.as_mut_slice(), "argmax_axis");
+    let _ = row_major_strides(
+        kept_shape.as_slice(),
+        out_strides.as_mut_slice(),
+        "argmax_axis",
+    );
     let strategy = ArgmaxStrategy::of(extent, stride);
     let (data, shape, strides) = (input.data, input.shape, input.strides);
     let out_strides = out_strides.as_slice();

@@ -12,12 +12,12 @@ pub use argmax::{argmax_axis, argmax_axis_into};
 pub(crate) use fold::LANES;
 pub(crate) use kernel::{dense_max, dense_max_lanes, dense_sums};
 
+use super::widen::{into_narrowed, narrow, widen};
 use super::{check_output_shape, output_buffer, owner};
 use crate::error::Error;
 use crate::tensor::array::base::ArrayBase;
 use crate::tensor::array::borrow::AsArray;
 use crate::tensor::array::storage::Readable;
-use super::widen::{into_narrowed, narrow, widen};
 use crate::tensor::element::Element;
 use crate::tensor::float::Float;
 use crate::tensor::shape::dimension::Dimension;

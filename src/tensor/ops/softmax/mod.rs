@@ -2,12 +2,12 @@
 
 mod kernel;
 
+use super::widen::{into_narrowed, narrow, widen};
 use super::{check_output_shape, output_buffer, owner};
 use crate::error::Error;
 use crate::tensor::array::base::ArrayBase;
 use crate::tensor::array::borrow::AsArray;
 use crate::tensor::array::storage::Readable;
-use super::widen::{into_narrowed, narrow, widen};
 use crate::tensor::element::Element;
 use crate::tensor::float::Float;
 use crate::tensor::shape::dimension::Dimension;

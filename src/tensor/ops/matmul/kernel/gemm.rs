@@ -36,7 +36,6 @@ struct Scratch<F> {
     b: Vec<F>,
 }
 
-
 /// All matrices of `problem` into `out`: whole matrices per thread when the
 /// batch splits evenly, else one matrix after another with row blocks
 /// spread over the threads.
@@ -53,9 +52,9 @@ pub(super) fn run<F: Float>(
     let (m, n, k) = (problem.rows, problem.n, problem.k);
     let chunks = out.chunks_exact_mut(m * n);
     if splits_evenly(chunks.len(), threads) {
-        out.par_chunks_exact_mut(m * n).enumerate().try_for_each_init(
-            Scratch::default,
-            |scratch, (index, out)| {
+        out.par_chunks_exact_mut(m * n)
+            .enumerate()
+            .try_for_each_init(Scratch::default, |scratch, (index, out)| {
                 let (a, b) = problem.matrices(index);
                 let matrix = OneMatrix { a, b, m, n, k };
                 dispatch.run(Product {
@@ -64,8 +63,7 @@ pub(super) fn run<F: Float>(
                     scratch,
                     threads: 1,
                 })
-            },
-        )
+            })
     } else {
         let mut scratch = Scratch::default();
         for (index, out) in chunks.enumerate() {

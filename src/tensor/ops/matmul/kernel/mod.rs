@@ -32,11 +32,11 @@ mod pack;
 mod small;
 mod transpose;
 
+use crate::error::Error;
 use crate::tensor::float::Float;
 use crate::tensor::shape::broadcast::broadcast_strides;
 use crate::tensor::shape::dims::{Dims, DynDims};
 use crate::tensor::traverse::Strided;
-use crate::error::Error;
 use crate::tensor::traverse::simd::{self, Dispatch, KernelTuning};
 
 /// One matrix of a strided operand: origin and (row, column) strides.
@@ -157,7 +157,13 @@ impl MatmulStrategy {
     /// do here (~10 GB/s against ~80 GFLOP/s per core), so a one-row product
     /// over a large weight matrix gets the threads too (two cores stream
     /// about twice the bytes of one).
-    pub(crate) fn plan(count: usize, rows: usize, n: usize, k: usize, tuning: KernelTuning) -> Self {
+    pub(crate) fn plan(
+        count: usize,
+        rows: usize,
+        n: usize,
+        k: usize,
+        tuning: KernelTuning,
+    ) -> Self {
         let small = rows <= small::MAX_ROWS;
         let per_element = if small { (2 * rows).max(16) } else { 2 * rows };
         let work = [count, n, k, per_element]

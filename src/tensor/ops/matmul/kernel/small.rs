@@ -83,14 +83,16 @@ pub(super) fn run<F: Float>(
         Ok(())
     } else if threads > 1 {
         for (index, out) in out.chunks_exact_mut(m * n).enumerate() {
-            out.par_chunks_mut(n).enumerate().try_for_each(|(row, out)| {
-                let rows = Rows::new(problem, index, out);
-                let a = Matrix {
-                    base: rows.a.base + row * rows.a.row,
-                    ..rows.a
-                };
-                dispatch.run(Rows { a, m: 1, ..rows })
-            })?;
+            out.par_chunks_mut(n)
+                .enumerate()
+                .try_for_each(|(row, out)| {
+                    let rows = Rows::new(problem, index, out);
+                    let a = Matrix {
+                        base: rows.a.base + row * rows.a.row,
+                        ..rows.a
+                    };
+                    dispatch.run(Rows { a, m: 1, ..rows })
+                })?;
         }
         Ok(())
     } else {
