@@ -134,7 +134,7 @@ fn try_from_both_ways_for_tensors_and_views() -> TestResult {
     assert_eq!(
         Tensor::<3>::try_from(frozen()).unwrap_err(),
         Error::RankMismatch {
-            op: "into_ranked",
+            op: "try_from",
             expected: 3,
             actual: 2
         }
@@ -148,7 +148,7 @@ fn try_from_both_ways_for_tensors_and_views() -> TestResult {
     assert_eq!(
         View::<4>::try_from(owner.view()).unwrap_err(),
         Error::RankMismatch {
-            op: "into_ranked",
+            op: "try_from",
             expected: 4,
             actual: 2
         }
