@@ -114,6 +114,13 @@ forward hooks time generate's own calls: prefill tokens/s = P / the first forwar
 (the 37-token prompt), decode tokens/s = 31 / the rest of generate. Run it when the
 machine is quiet (`uptime`).
 
+`--write-f32-gguf` instead writes `models/SmolLM2-135M-Instruct.F32-dequantized.gguf`
+(540 MB, ignored): the same metadata and tensor names with every tensor dequantized
+to F32 (rows as stored, so still in llama.cpp's Q/K order), so llama.cpp can run the
+very model transformers runs. scripts/bench_llamacpp.py uses it, when present, to
+tell llama.cpp's own rounding (8-bit activations in its Q4_1 / Q8_0 dot products,
+an f16 KV cache) apart from a difference in the model.
+
 Setup and run, from the repository root (outside CI; tests never need Python):
 
     python3 -m venv /work/venv && /work/venv/bin/pip install -r scripts/requirements.txt
@@ -165,6 +172,7 @@ from safetensors_io import compare_dirs, header_of, serialize  # noqa: E402  (sc
 ROOT = Path(__file__).resolve().parent.parent
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_GGUF = ROOT / "models" / GGUF_NAME
+DEFAULT_F32_GGUF = ROOT / "models" / "SmolLM2-135M-Instruct.F32-dequantized.gguf"
 DEFAULT_OUT = ROOT / "models" / "reference"
 DEFAULT_FIXTURE = ROOT / "tests" / "fixtures" / "smollm2"
 FIXTURE_FILES = ["reference.safetensors", "reference.json", "tokenizer_cases.json", "tokenizer.gguf", "NOTICE.md"]
@@ -473,6 +481,29 @@ def write_tokenizer_gguf(src: Path, dst: Path) -> dict:
     return {"keys": len(keep), "skipped_reader_pseudo_keys": skipped, "bytes": dst.stat().st_size}
 
 
+def write_f32_gguf(src: Path, dst: Path) -> dict:
+    """`src` with every tensor dequantized to F32 (same names, shapes, row order, keys)."""
+    from gguf import GGUFReader, GGUFValueType, GGUFWriter, LlamaFileType, dequantize
+
+    reader = GGUFReader(str(src))
+    writer = GGUFWriter(str(dst), reader.fields["general.architecture"].contents())
+    for key, field in reader.fields.items():
+        if key.startswith("GGUF.") or key == "general.architecture":
+            continue
+        value = int(LlamaFileType.ALL_F32) if key == "general.file_type" else field.contents()
+        vtype = field.types[0]
+        writer.add_key_value(key, value, vtype, field.types[-1] if vtype == GGUFValueType.ARRAY else None)
+    for t in reader.tensors:
+        shape = tuple(int(d) for d in reversed(t.shape.tolist()))  # GGUF lists ne innermost first
+        values = dequantize(t.data, t.tensor_type).astype(np.float32).reshape(shape)
+        writer.add_tensor(t.name, np.ascontiguousarray(values))
+    writer.write_header_to_file()
+    writer.write_kv_data_to_file()
+    writer.write_tensors_to_file()
+    writer.close()
+    return {"file": str(dst), "bytes": dst.stat().st_size, "tensors": len(reader.tensors)}
+
+
 def check_tokenizer_gguf(path: Path, tokenizer, cases: list, prompt_text: str, prompt_ids: list) -> dict:
     """transformers' tokenizer from the tensor-less GGUF against the one from the model file."""
     small = AutoTokenizer.from_pretrained(str(path.parent), gguf_file=path.name)
@@ -715,6 +746,9 @@ def main() -> int:
     parser.add_argument("--no-bench", action="store_true", help="skip the speed measurement")
     parser.add_argument("--bench-runs", type=int, default=3, help="timed runs per thread count (default 3)")
     parser.add_argument("--check", action="store_true", help="regenerate the fixture in a temp dir and compare bytes")
+    parser.add_argument(
+        "--write-f32-gguf", action="store_true", help=f"only write the dequantized F32 copy ({DEFAULT_F32_GGUF})"
+    )
     parser.add_argument("--bench-only", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     hf_logging.disable_progress_bar()
@@ -722,6 +756,9 @@ def main() -> int:
         print(f"{args.gguf}: not found; run scripts/fetch_smollm2.sh first", file=sys.stderr)
         return 2
 
+    if args.write_f32_gguf:
+        print(json.dumps(write_f32_gguf(args.gguf, DEFAULT_F32_GGUF)))
+        return 0
     if args.bench_only:
         print(json.dumps(bench_child(args.gguf, args.bench_runs)))
         return 0
