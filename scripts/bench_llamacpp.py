@@ -203,6 +203,13 @@ def tokenizer_check(llm) -> dict:
     return {"available": True, "cases": len(cases), "mismatches": mismatches}
 
 
+def busy_seconds() -> float:
+    """CPU seconds all processes spent busy since boot (/proc/stat: all but idle, iowait)."""
+    with open("/proc/stat") as f:
+        fields = [int(v) for v in f.readline().split()[1:]]
+    return (sum(fields) - fields[3] - fields[4]) / os.sysconf("SC_CLK_TCK")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--gguf", type=Path, default=DEFAULT_GGUF, help=f"the model file (default {DEFAULT_GGUF})")
@@ -252,6 +259,7 @@ def main() -> int:
     load_start = os.getloadavg()[0]
     for threads in THREADS:
         llm = open_model(args.gguf, threads)
+        w0, b0, o0 = time.perf_counter(), busy_seconds(), sum(os.times()[:2])
         timed_run(llm, prompt)  # warm-up
         rows = [timed_run(llm, prompt) for _ in range(args.runs)]
         runs[str(threads)] = {
@@ -261,6 +269,10 @@ def main() -> int:
         runs[str(threads)]["median_prefill_tok_s"] = statistics.median(r["prefill_tok_s"] for r in rows)
         runs[str(threads)]["median_decode_tok_s"] = statistics.median(r["decode_tok_s"] for r in rows)
         runs[str(threads)]["llama_counts"] = rows[0]["llama_counts"]
+        # cores other processes kept busy meanwhile (0 = quiet machine)
+        runs[str(threads)]["others_busy_cores"] = (
+            busy_seconds() - b0 - (sum(os.times()[:2]) - o0)
+        ) / (time.perf_counter() - w0)
         runs[str(threads)]["text_32_tokens"] = llm.detokenize(rows[0]["tokens"], special=True).decode(errors="replace")
         del llm
 
@@ -298,11 +310,12 @@ def main() -> int:
     if dequantized.get("available"):
         print(f"F32-dequantized GGUF, F32 KV cache: {dequantized['answer']!r}, same ids {dequantized['same_generated_ids']}, "
               f"max |diff| over rows {max(dequantized['max_abs_logits_per_row']):.2e}")
-    print(f"{'threads':>7} | {'prefill tok/s (runs)':>28} | {'median':>7} | {'decode tok/s (runs)':>24} | {'median':>7}")
+    print(f"{'threads':>7} | {'prefill tok/s (runs)':>28} | {'median':>7} | {'decode tok/s (runs)':>24} | {'median':>7} | others busy")
     for threads, row in runs.items():
         pre = " ".join(f"{v:7.1f}" for v in row["prefill_tok_s"])
         dec = " ".join(f"{v:6.1f}" for v in row["decode_tok_s"])
-        print(f"{threads:>7} | {pre:>28} | {row['median_prefill_tok_s']:7.1f} | {dec:>24} | {row['median_decode_tok_s']:7.1f}")
+        print(f"{threads:>7} | {pre:>28} | {row['median_prefill_tok_s']:7.1f} | {dec:>24} | {row['median_decode_tok_s']:7.1f} |"
+              f" {row['others_busy_cores']:.2f} cores")
     print(json.dumps(result, ensure_ascii=False))
     return 0
 
