@@ -41,6 +41,13 @@ comparison: what is left is f32 rounding if both run the same model.
 It also tokenizes every string in `tests/fixtures/smollm2/tokenizer_cases.json`
 with `special=True` and reports the cases whose ids differ from transformers'.
 
+What it found (2026-12-02): with the Q4_1 file llama.cpp's first logits row is up
+to 1.77 (mean 0.85) away from transformers', and at step 0 transformers' top-2 gap
+is only 0.082 ("The" over "L"), so llama.cpp answers "L'Étoile, la Cité, la Nation,
+..." instead of "The capital of France is Paris."; on the F32-dequantized copy with
+an F32 KV cache it gives transformers' ids with logits within 4.8e-5 (f32 rounding).
+So the two run the same model; the difference is llama.cpp's quantized arithmetic.
+
 Output: a table, then one JSON line (versions, rates per run, medians, the texts).
 
 Setup (its own venv, outside the repository; llama-cpp-python compiles llama.cpp
