@@ -485,6 +485,20 @@ pub enum Error {
         /// Bytes the file gives it.
         actual_bytes: usize,
     },
+    /// A tensor's values cannot be borrowed as the requested element type:
+    /// they do not start at a multiple of its alignment in the buffer (a
+    /// buffer not read through `AlignedBytes`, or a file whose writer did not
+    /// pad), or the host is big-endian while files are little-endian.
+    /// `Weights::get_as` copies such a tensor instead.
+    #[error("{op}: the {dtype} values cannot be borrowed: {reason}; Weights::get_as copies them")]
+    NotBorrowable {
+        /// The operation called.
+        op: &'static str,
+        /// The requested element type (e.g. `F32`).
+        dtype: String,
+        /// Why: the misaligned address, or the host's byte order.
+        reason: String,
+    },
     /// Two tensors of one name given to a checkpoint writer.
     #[error("{op}: a tensor named `{name}` was already added")]
     DuplicateTensor {

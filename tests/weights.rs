@@ -3,6 +3,7 @@
 #![cfg(feature = "safetensors")]
 
 use llm_from_scratch::Error;
+#[allow(deprecated)]
 use llm_from_scratch::tensor::weights::{AlignedBytes, Weight, Weights};
 use safetensors::Dtype;
 use safetensors::tensor::TensorView;
@@ -33,9 +34,8 @@ fn aligned_buffer_borrows_without_copying() {
     let buffer = AlignedBytes::from_bytes(&file());
     let weights = Weights::parse(buffer.as_bytes()).unwrap();
     assert_eq!(weights.names(), ["b", "ids", "w"]);
-    let w = weights.get::<2, f32>("w").unwrap();
-    assert!(w.is_borrowed());
-    let view = w.view();
+    // `view()` of the returned view borrows the buffer, not a temporary.
+    let view = weights.get::<2, f32>("w").unwrap().view();
     assert_eq!(view.shape(), &[2, 3]);
     assert_eq!(
         view.iter().copied().collect::<Vec<_>>(),
@@ -56,16 +56,35 @@ fn aligned_buffer_borrows_without_copying() {
 }
 
 #[test]
-fn misaligned_buffer_takes_the_copy_path_with_equal_values() {
+fn misaligned_values_are_refused_by_get_and_copied_by_get_as() {
     let bytes = file();
     // Shift the whole file by one byte inside an aligned buffer.
     let mut shifted = vec![0_u8; bytes.len() + 1];
     shifted[1..].copy_from_slice(&bytes);
     let buffer = AlignedBytes::from_bytes(&shifted);
     let weights = Weights::parse(&buffer.as_bytes()[1..]).unwrap();
-    let b = weights.get::<1, f64>("b").unwrap();
-    assert!(matches!(b, Weight::Copied(_)));
-    assert_eq!(b.view().iter().copied().collect::<Vec<_>>(), [0.25, -4.0]);
+    let Err(Error::InTensor { name, source }) = weights.get::<1, f64>("b") else {
+        panic!("a misaligned f64 tensor cannot be borrowed");
+    };
+    assert_eq!(name, "b");
+    let Error::NotBorrowable { op, dtype, reason } = *source else {
+        panic!("expected NotBorrowable, got {source:?}");
+    };
+    assert_eq!((op, dtype.as_str()), ("Weights::get", "F64"));
+    assert!(reason.ends_with("not a multiple of 8"), "{reason}");
+    // get_as reads the same values by copying them.
+    let b = weights.get_as::<1, f64>("b").unwrap();
+    assert_eq!(b.as_slice(), [0.25, -4.0]);
+    // The earlier form still copies.
+    #[allow(deprecated)]
+    let copied = weights.get_weight::<1, f64>("b").unwrap();
+    #[allow(deprecated)]
+    let is_copy = matches!(copied, Weight::Copied(_));
+    assert!(is_copy);
+    assert_eq!(
+        copied.view().iter().copied().collect::<Vec<_>>(),
+        [0.25, -4.0]
+    );
 }
 
 #[test]

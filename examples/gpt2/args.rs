@@ -15,16 +15,30 @@ pub struct Args {
     pub tokens: Option<Vec<usize>>,
     /// New tokens to generate (`--generate`).
     pub generate: Option<usize>,
-    /// Run in f64 (`--dtype f64`) instead of f32.
+    /// Compute in f64 (`--dtype f64`) instead of f32; the file may store
+    /// any float dtype (`F16`, `BF16`, `F32`, `F64`), converted once where it
+    /// is not the compute type.
     pub f64: bool,
     /// Where to write the chosen logits (`--logits-out`).
     pub logits_out: Option<PathBuf>,
-    /// Threads (`--threads`); none: rayon's default (RAYON_NUM_THREADS or the cores).
+    /// Threads (`--threads`, 1 to [`MAX_THREADS`]); none: rayon's default
+    /// (RAYON_NUM_THREADS or the cores).
     pub threads: Option<usize>,
 }
 
-pub const USAGE: &str = "usage: gpt2 [--model PATH] [--tokens ID,ID,...] [--generate N] [--dtype f32|f64] [--logits-out FILE] [--threads N]
-  no --model: check the committed 2-layer fixture against transformers, then time GPT-2 small (seeded weights)";
+/// The most threads `--threads` accepts: more threads than cores only
+/// slow a decoder down, and starting a hundred thousand takes minutes.
+pub const MAX_THREADS: usize = 256;
+
+pub const USAGE: &str = "usage: gpt2 [--model PATH --tokens ID,ID,...] [--generate N] [--dtype f32|f64] [--logits-out FILE] [--threads N]
+  no --model: check the committed 2-layer fixture against transformers, then time GPT-2 small (seeded weights)
+  --model PATH      a Hugging Face GPT-2 safetensors file (F16, BF16, F32 or F64); its config.json
+                    (for n_head) must sit beside it, unless the width is GPT-2's 768/1024/1280/1600
+  --tokens IDS      the prompt's token ids (default with --model: 464,2068,7586,21831, \"The quick brown fox\")
+  --generate N      new tokens (default 16 with --model, 64 without)
+  --dtype f32|f64   the compute type (default f32); any stored float dtype is converted once
+  --logits-out FILE write the logits of every generated step, [steps, vocab] f32 safetensors
+  --threads N       1 to 256 threads (default: RAYON_NUM_THREADS, else every core)";
 
 /// Parses the flags (without the program name).
 ///
@@ -77,6 +91,11 @@ fn interpret(values: [Option<String>; 6]) -> Result<Args, String> {
     let threads = threads.map(|n| count("--threads", &n)).transpose()?;
     if threads == Some(0) {
         return Err("--threads needs at least 1".to_string());
+    }
+    if let Some(threads) = threads.filter(|&n| n > MAX_THREADS) {
+        return Err(format!(
+            "--threads is at most {MAX_THREADS} (more threads than cores only slow decoding), got {threads}"
+        ));
     }
     Ok(Args {
         model: model.map(PathBuf::from),

@@ -34,7 +34,9 @@ pub struct Keep {
 ///
 /// # Errors
 /// [`ModelError::PromptTooLong`] if the prompt does not fit; a token id
-/// past the vocabulary (naming its position in the prompt).
+/// past the vocabulary (naming its position in the prompt);
+/// [`ModelError::NanLogits`] when the logits that choose a token hold NaN
+/// (no token is chosen from them).
 pub fn generate<F: Element>(
     model: &Gpt2<'_, F>,
     prompt: &[usize],
@@ -64,6 +66,7 @@ pub fn generate<F: Element>(
     } else {
         (None, model.logits(&last)?)
     };
+    check_logits(&logits, prompt.len() - 1)?;
     let prefill = started.elapsed();
     let started = Instant::now();
     // At most the cache's free positions (+1: the last one needs no room).
@@ -90,6 +93,7 @@ pub fn generate<F: Element>(
         }
         let hidden = model.forward(&[next], cache)?; // [1, C]
         logits = model.logits(&hidden)?;
+        check_logits(&logits, cache.len - 1)?;
     }
     Ok(Generation {
         ids,
@@ -99,4 +103,13 @@ pub fn generate<F: Element>(
         decode: started.elapsed(),
         stopped,
     })
+}
+
+/// [`ModelError::NanLogits`] if the `[1, V]` logits of `position` hold NaN.
+fn check_logits<F: Element>(logits: &Tensor<2, F>, position: usize) -> Result<(), ModelError> {
+    let count = logits.as_slice().iter().filter(|x| x.is_nan()).count();
+    if count == 0 {
+        return Ok(());
+    }
+    Err(ModelError::NanLogits { position, count })
 }

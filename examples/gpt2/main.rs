@@ -22,9 +22,9 @@ use args::Args;
 use config::Config;
 use generate::{Generation, Keep, generate};
 use llm_from_scratch::prelude::*;
-use llm_from_scratch::tensor::weights::{AlignedBytes, Weights};
+use llm_from_scratch::tensor::weights::{AlignedBytes, SafetensorsWriter, Weights};
 use model::{Gpt2, KvCache};
-use report::{mib, peak_rss, read_bandwidth};
+use report::{last_level_cache, mib, peak_rss, read_bandwidth};
 use std::process::ExitCode;
 use weights::{Element, ModelError, Params};
 
@@ -53,6 +53,13 @@ fn main() -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
+    // Refuse an output path that cannot be written before the run, not after it.
+    if let Some(path) = &args.logits_out
+        && let Err(message) = create_output(path)
+    {
+        eprintln!("{message}");
+        return ExitCode::from(2);
+    }
     let outcome = match (&args.model, args.f64) {
         (None, false) => self_check::<f32>(&args),
         (None, true) => self_check::<f64>(&args),
@@ -63,6 +70,10 @@ fn main() -> ExitCode {
         Ok(true) => ExitCode::SUCCESS,
         Ok(false) => ExitCode::FAILURE,
         Err(error) => {
+            if let Some(path) = &args.logits_out {
+                // The empty file created above holds no logits: do not leave it.
+                let _ = std::fs::remove_file(path);
+            }
             eprintln!("error: {error}");
             ExitCode::FAILURE
         }
@@ -127,22 +138,40 @@ fn run_file<F: Element>(args: &Args) -> Result<bool, ModelError> {
     let config = weights::config_of(&weights, heads)?;
     let params = Params::<F>::from_file(&weights, config)?;
     println!(
-        "{}: {} layers, {} heads, {} wide, vocab {}, context {}; {} MiB of parameters, {} MiB copied out of the file",
+        "{}: {} layers, {} heads, {} wide, vocab {}, context {}; {:.1} MiB of parameters, {:.1} MiB copied out of the file",
         path.display(),
         config.layers,
         config.heads,
         config.width,
         config.vocab,
         config.context,
-        mib(params.bytes()) as usize,
-        mib(params.copied_bytes) as usize
+        mib(params.bytes()),
+        mib(params.copied_bytes)
     );
-    // "The quick brown fox" in GPT-2's vocabulary, when no prompt is given.
-    let prompt = args
-        .tokens
-        .clone()
-        .unwrap_or_else(|| vec![464, 2068, 7586, 21831]);
+    let prompt = match &args.tokens {
+        Some(tokens) => tokens.clone(),
+        None => default_prompt(config.vocab)?,
+    };
     run(&params, &prompt, args.generate.unwrap_or(16), args)
+}
+
+/// "The quick brown fox" in GPT-2's vocabulary: the prompt when `--tokens`
+/// is not given.
+const DEFAULT_PROMPT: [usize; 4] = [464, 2068, 7586, 21831];
+
+/// [`DEFAULT_PROMPT`], if every id is inside a vocabulary of `vocab` tokens.
+///
+/// # Errors
+/// [`ModelError::DefaultPromptOutsideVocab`] for a smaller vocabulary (a
+/// model with its own tokenizer needs its own `--tokens`).
+fn default_prompt(vocab: usize) -> Result<Vec<usize>, ModelError> {
+    if DEFAULT_PROMPT.iter().all(|&id| id < vocab) {
+        return Ok(DEFAULT_PROMPT.to_vec());
+    }
+    Err(ModelError::DefaultPromptOutsideVocab {
+        prompt: DEFAULT_PROMPT.to_vec(),
+        vocab,
+    })
 }
 
 /// Generates, prints the ids, the speed against the bandwidth bound, the
@@ -236,15 +265,35 @@ fn speed<F: Element>(params: &Params<'_, F>, prompt: usize, run: &Generation<F>,
         run.prefill.as_secs_f64() * 1e3,
         run.decode.as_secs_f64() * 1e3
     );
-    println!(
-        "  decode bound: {:.0} MiB of weights per token at {:.1} GB/s measured = {bound:.1} tokens/s; reached {:.0} %",
+    let bound_line = format!(
+        "  decode bound: {:.1} MiB of weights per token at {:.1} GB/s measured = {bound:.1} tokens/s",
         mib(bytes_per_token),
         bandwidth / 1e9,
-        100.0 * decode / bound
     );
+    match last_level_cache() {
+        // Weights that stay in the cache between tokens are not streamed
+        // from memory: the bound does not apply (a percentage would pass 100).
+        Some(cache) if bytes_per_token <= cache => println!(
+            "{bound_line}; not a bound here: the weights fit in the {:.0} MiB last-level cache",
+            mib(cache)
+        ),
+        _ => println!("{bound_line}; reached {:.0} %", 100.0 * decode / bound),
+    }
 }
 
-/// A safetensors file with `logits` `[steps, vocab]` f32.
+/// Creates (empties) the `--logits-out` file, so a missing directory or a
+/// read-only place is refused before the run; `Err` is one sentence.
+fn create_output(path: &std::path::Path) -> Result<(), String> {
+    std::fs::File::create(path)
+        .map(drop)
+        .map_err(|error| format!("--logits-out {}: {error}", path.display()))
+}
+
+/// A safetensors file with `logits` `[steps, vocab]` f32 (rounded once
+/// from f64 compute).
+///
+/// # Errors
+/// An allocation failure, or the writer's [`Error::Io`] naming the path.
 fn write_logits<F: Element>(
     path: &std::path::Path,
     steps: &[Vec<F>],
@@ -255,14 +304,9 @@ fn write_logits<F: Element>(
         .flatten()
         .map(|x| x.to_f32().unwrap_or(f32::NAN))
         .collect();
-    let bytes: Vec<u8> = values.iter().flat_map(|x| x.to_le_bytes()).collect();
-    let view = safetensors::tensor::TensorView::new(
-        safetensors::Dtype::F32,
-        vec![steps.len(), vocab],
-        &bytes,
-    )
-    .map_err(|e| ModelError::Io(e.to_string()))?;
-    let file = safetensors::serialize([("logits", view)], None)
-        .map_err(|e| ModelError::Io(e.to_string()))?;
-    std::fs::write(path, file).map_err(|e| ModelError::Io(format!("{}: {e}", path.display())))
+    let logits = Tensor::from_vec([steps.len(), vocab], values)?;
+    SafetensorsWriter::new()
+        .add("logits", logits.view())?
+        .write(path)?;
+    Ok(())
 }

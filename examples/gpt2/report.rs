@@ -67,7 +67,44 @@ pub fn peak_rss() -> Option<usize> {
     Some(kib * 1024)
 }
 
+/// The size of the largest CPU cache in bytes, where Linux tells
+/// (`/sys/devices/system/cpu/cpu0/cache/index*/size`, e.g. `32768K`).
+pub fn last_level_cache() -> Option<usize> {
+    let caches = std::fs::read_dir("/sys/devices/system/cpu/cpu0/cache").ok()?;
+    caches
+        .filter_map(|entry| {
+            let size = std::fs::read_to_string(entry.ok()?.path().join("size")).ok()?;
+            parse_cache_size(size.trim())
+        })
+        .max()
+}
+
+/// `"32768K"`, `"2M"` or `"512"` in bytes.
+fn parse_cache_size(text: &str) -> Option<usize> {
+    let (digits, unit) = match text.as_bytes().last()? {
+        b'K' => (&text[..text.len() - 1], 1 << 10),
+        b'M' => (&text[..text.len() - 1], 1 << 20),
+        b'G' => (&text[..text.len() - 1], 1 << 30),
+        _ => (text, 1),
+    };
+    digits.parse::<usize>().ok()?.checked_mul(unit)
+}
+
 /// `bytes` in MiB.
 pub fn mib(bytes: usize) -> f64 {
     bytes as f64 / (1 << 20) as f64
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_cache_size;
+
+    #[test]
+    fn cache_sizes_in_sysfs_notation() {
+        assert_eq!(parse_cache_size("32768K"), Some(32 << 20));
+        assert_eq!(parse_cache_size("2M"), Some(2 << 20));
+        assert_eq!(parse_cache_size("512"), Some(512));
+        assert_eq!(parse_cache_size("K"), None);
+        assert_eq!(parse_cache_size(""), None);
+    }
 }

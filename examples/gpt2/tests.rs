@@ -6,7 +6,7 @@ use crate::args;
 use crate::config::Config;
 use crate::generate::{Keep, generate};
 use crate::model::{Gpt2, KvCache};
-use crate::verify::{fixture_dir, verify};
+use crate::verify::{fixture_dir, verify, verify_dir};
 use crate::weights::{ModelError, Params, config_of};
 use llm_from_scratch::prelude::*;
 use llm_from_scratch::tensor::weights::{AlignedBytes, Weights};
@@ -133,13 +133,19 @@ fn bad_weights_name_the_tensor() {
     let error = load_error(&wrong_dtype);
     assert!(
         matches!(&error, ModelError::Read { name, source } if name == "transformer.ln_f.bias"
-            && *source == Error::WrongDtype { op: "Weights::get", expected: "F32".into(), actual: "I32".into() }),
+        && *source == Error::WrongDtype {
+            op: "Weights::get_as",
+            expected: "a float dtype (F16, BF16, F32, F64)".into(),
+            actual: "I32".into()
+        }),
         "{error}"
     );
+    // The tensor's name appears once.
     assert_eq!(
         error.to_string(),
-        "tensor `transformer.ln_f.bias`: Weights::get: the tensor holds I32, but F32 was requested"
+        "tensor `transformer.ln_f.bias`: Weights::get_as: the tensor holds I32, but a float dtype (F16, BF16, F32, F64) was requested"
     );
+    assert_eq!(error.to_string().matches("ln_f.bias").count(), 1);
 
     let bytes = fixture_bytes();
     let truncated = AlignedBytes::from_bytes(&bytes.as_bytes()[..bytes.as_bytes().len() / 2]);
@@ -246,6 +252,14 @@ fn bad_flags_are_one_sentence() {
             .unwrap_err()
             .contains("at least 1")
     );
+    assert_eq!(
+        parse(&["--threads", "100000"]).unwrap_err(),
+        "--threads is at most 256 (more threads than cores only slow decoding), got 100000"
+    );
+    assert_eq!(
+        parse(&["--threads", "256"]).expect("the limit").threads,
+        Some(256)
+    );
     assert!(parse(&["--frobnicate"]).unwrap_err().contains("unknown"));
     let ok = parse(&[
         "--model",
@@ -261,5 +275,128 @@ fn bad_flags_are_one_sentence() {
     assert_eq!(
         (ok.tokens, ok.generate, ok.f64),
         (Some(vec![464, 3290]), Some(3), true)
+    );
+}
+
+/// A fixture directory beside the f32 one (`gpt2_f16`, `gpt2_bf16`, `gpt2_f64`).
+fn sibling(name: &str) -> std::path::PathBuf {
+    fixture_dir().with_file_name(name)
+}
+
+#[test]
+fn half_precision_checkpoints_match_transformers_on_the_same_rounded_weights() {
+    // transformers ran the stored F16 / BF16 weights widened to f32 (and to
+    // f64); we compute in f32 (and f64) from the same stored values.
+    for name in ["gpt2_f16", "gpt2_bf16"] {
+        let f32_run = verify_dir::<f32>(&sibling(name)).expect("the fixture runs");
+        assert!(
+            f32_run.max_error <= 1e-4,
+            "{name} f32: {:e}",
+            f32_run.max_error
+        );
+        assert!(f32_run.same_tokens, "{name}");
+        let f64_run = verify_dir::<f64>(&sibling(name)).expect("the fixture runs");
+        assert!(
+            f64_run.max_error <= 1e-9,
+            "{name} f64: {:e}",
+            f64_run.max_error
+        );
+        assert!(f64_run.same_tokens, "{name}");
+    }
+}
+
+#[test]
+fn an_f64_checkpoint_runs_in_f64_borrowed_and_in_f32_converted() {
+    let dir = sibling("gpt2_f64");
+    let f64_run = verify_dir::<f64>(&dir).expect("the fixture runs");
+    assert!(f64_run.max_error <= 1e-9, "f64: {:e}", f64_run.max_error);
+    assert!(f64_run.same_tokens);
+    let f32_run = verify_dir::<f32>(&dir).expect("the fixture runs");
+    assert!(f32_run.max_error <= 1e-4, "f32: {:e}", f32_run.max_error);
+    assert!(f32_run.same_tokens);
+
+    let buffer = AlignedBytes::read(dir.join("model.safetensors")).expect("committed");
+    let weights = Weights::parse(buffer.as_bytes()).expect("valid");
+    let config = config_of(&weights, 4).expect("shapes");
+    let borrowed = Params::<f64>::from_file(&weights, config).expect("loads");
+    assert_eq!(
+        borrowed.copied_bytes, 0,
+        "F64 computed in f64 borrows the file"
+    );
+    let converted = Params::<f32>::from_file(&weights, config).expect("loads");
+    assert_eq!(
+        converted.copied_bytes,
+        converted.bytes(),
+        "F64 computed in f32 converts all"
+    );
+}
+
+#[test]
+fn nan_weights_are_an_error_not_tokens() {
+    let poisoned = edited(|name, dtype, shape, bytes| {
+        Some(if name == "transformer.ln_f.weight" {
+            let nan: Vec<u8> = bytes
+                .chunks_exact(4)
+                .flat_map(|_| f32::NAN.to_le_bytes())
+                .collect();
+            (dtype, shape, nan)
+        } else {
+            (dtype, shape, bytes)
+        })
+    });
+    let weights = Weights::parse(poisoned.as_bytes()).expect("valid");
+    let config = config_of(&weights, 4).expect("shapes");
+    let params = Params::<f32>::from_file(&weights, config).expect("loads");
+    let model = Gpt2 { params: &params };
+    let mut cache = KvCache::new(&config, 8).expect("small");
+    let error = generate(&model, &[1, 2, 3], 2, &mut cache, Keep::default())
+        .err()
+        .expect("NaN logits choose no token");
+    assert!(
+        matches!(
+            error,
+            ModelError::NanLogits {
+                position: 2,
+                count: 1000
+            }
+        ),
+        "{error}"
+    );
+}
+
+#[test]
+fn the_default_prompt_is_refused_outside_the_vocabulary() {
+    assert_eq!(
+        crate::default_prompt(50257).expect("GPT-2's vocabulary"),
+        [464, 2068, 7586, 21831]
+    );
+    let error = crate::default_prompt(1000).expect_err("the fixture's vocabulary is 1000");
+    assert!(
+        matches!(
+            &error,
+            ModelError::DefaultPromptOutsideVocab { vocab: 1000, .. }
+        ),
+        "{error}"
+    );
+    assert!(error.to_string().ends_with("give --tokens"), "{error}");
+}
+
+#[test]
+fn a_logits_path_that_cannot_be_written_is_refused_before_the_run() {
+    let missing = std::env::temp_dir().join("gpt2-no-such-dir-for-logits/logits.safetensors");
+    let message = crate::create_output(&missing).expect_err("the directory does not exist");
+    assert!(message.starts_with("--logits-out "), "{message}");
+    let path = std::env::temp_dir().join(format!("gpt2-logits-{}.safetensors", std::process::id()));
+    crate::create_output(&path).expect("a writable place");
+    // The writer then fills it with a [steps, V] f32 tensor.
+    let steps = vec![vec![0.5_f64, -1.0, 2.0], vec![1.0, 0.0, -0.25]];
+    crate::write_logits(&path, &steps, 3).expect("written");
+    let file = AlignedBytes::read(&path).expect("readable");
+    std::fs::remove_file(&path).expect("removable");
+    let weights = Weights::parse(file.as_bytes()).expect("valid");
+    let logits = weights.get::<2, f32>("logits").expect("f32 [2, 3]");
+    assert_eq!(
+        logits.as_contiguous_slice(),
+        Some(&[0.5, -1.0, 2.0, 1.0, 0.0, -0.25][..])
     );
 }

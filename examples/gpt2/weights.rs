@@ -6,8 +6,9 @@
 //! `attn.c_attn.{weight [C, 3C], bias [3C]}`, `attn.c_proj [C, C]`,
 //! `ln_2`, `mlp.c_fc [C, 4C]`, `mlp.c_proj [4C, C]`, then `ln_f`. The
 //! linear layers are Conv1D (`x · W + b`, `W` stored `[in, out]`); the LM
-//! head is `wte` itself (tied). From an f32 file every parameter is a view
-//! of the file's buffer (no copy); `--dtype f64` converts each once.
+//! head is `wte` itself (tied). The file may store `F16`, `BF16`, `F32` or
+//! `F64`: a parameter whose stored dtype is the compute type (`--dtype`) is
+//! a view of the file's buffer (no copy); any other is converted once.
 
 #[path = "../common/prng.rs"]
 #[allow(dead_code)] // the generator only; not the attention fixture's seeded tensors
@@ -15,7 +16,7 @@ mod prng;
 
 use crate::config::Config;
 use llm_from_scratch::prelude::*;
-use llm_from_scratch::tensor::weights::{Weight, Weights};
+use llm_from_scratch::tensor::weights::{SafetensorsElement, Weights};
 use std::collections::BTreeMap;
 use thiserror::Error;
 
@@ -32,8 +33,8 @@ pub enum ModelError {
         expected: Vec<usize>,
         found: Vec<usize>,
     },
-    /// A tensor is not f32 (or has the wrong rank, or its bytes do not
-    /// match): what `Weights::get` said about it, without its name again.
+    /// A tensor is not a float tensor (or has the wrong rank, or its bytes
+    /// do not match): what `Weights` said about it, without its name again.
     #[error("tensor `{name}`: {source}")]
     Read { name: String, source: Error },
     /// A file could not be read.
@@ -49,6 +50,16 @@ pub enum ModelError {
     /// The prompt has no token: there is nothing to continue.
     #[error("the prompt is empty: give at least one token id")]
     EmptyPrompt,
+    /// No `--tokens` and the default prompt's ids are past the vocabulary.
+    #[error(
+        "the default prompt {prompt:?} (GPT-2's \"The quick brown fox\") is outside this model's vocabulary of {vocab} tokens: give --tokens"
+    )]
+    DefaultPromptOutsideVocab { prompt: Vec<usize>, vocab: usize },
+    /// A forward pass produced NaN logits (bad weights, or an overflow).
+    #[error(
+        "the logits at position {position} hold {count} NaN values: the weights hold NaN or infinities, or the computation overflowed"
+    )]
+    NanLogits { position: usize, count: usize },
     /// The prompt does not fit the context.
     #[error("the prompt has {length} tokens, the model's context is {context}")]
     PromptTooLong { length: usize, context: usize },
@@ -135,8 +146,23 @@ pub fn config_of(weights: &Weights<'_>, heads: usize) -> Result<Config, ModelErr
         ""
     };
     let shape_of = |name: &str| -> Result<Vec<usize>, ModelError> {
-        let weight: Weight<'_, 2, f32> = lookup(weights, prefix, name)?;
-        Ok(weight.view().shape().to_vec())
+        let shape =
+            weights
+                .shape(&format!("{prefix}{name}"))
+                .ok_or_else(|| ModelError::Missing {
+                    name: name.to_string(),
+                })?;
+        if shape.len() != 2 {
+            return Err(ModelError::Read {
+                name: format!("{prefix}{name}"),
+                source: Error::RankMismatch {
+                    op: "Weights::get",
+                    expected: 2,
+                    actual: shape.len(),
+                },
+            });
+        }
+        Ok(shape)
     };
     let wte = shape_of("wte.weight")?;
     let wpe = shape_of("wpe.weight")?;
@@ -159,8 +185,9 @@ pub fn config_of(weights: &Weights<'_>, heads: usize) -> Result<Config, ModelErr
 }
 
 impl<'b, F: Element> Params<'b, F> {
-    /// Every parameter of `config` from a safetensors file of f32 values:
-    /// views of the buffer when `F` is f32, one conversion each otherwise.
+    /// Every parameter of `config` from a safetensors file of any float
+    /// dtype: views of the buffer where the stored dtype is `F`, one
+    /// conversion each otherwise.
     ///
     /// # Errors
     /// [`ModelError::Missing`], [`ModelError::Shape`] or [`ModelError::Read`]
@@ -245,27 +272,13 @@ impl<'b, F: Element> Params<'b, F> {
     }
 }
 
-/// The f32 tensor `{prefix}{name}`: [`ModelError::Missing`] names it
-/// without the prefix, [`ModelError::Read`] with it.
-fn lookup<'b, const R: usize>(
-    weights: &Weights<'b>,
-    prefix: &str,
-    name: &str,
-) -> Result<Weight<'b, R, f32>, ModelError> {
-    let full = format!("{prefix}{name}");
-    weights.get(&full).map_err(|source| match source {
-        Error::MissingTensor { .. } => ModelError::Missing {
-            name: name.to_string(),
-        },
-        Error::InTensor { source, .. } => ModelError::Read {
-            name: full,
-            source: *source,
-        },
-        source => ModelError::Read { name: full, source },
-    })
-}
-
-/// One parameter of `shape` read as f32 and viewed (or converted) as `F`.
+/// The parameter `{prefix}{name}` of `shape` as `F`: a view of the buffer
+/// when the file stores `F` (and the bytes are aligned), else converted once
+/// from whatever float dtype it stores (the bytes copied are counted).
+///
+/// # Errors
+/// [`ModelError::Missing`] names it without the prefix; [`ModelError::Shape`]
+/// and [`ModelError::Read`] with it (the reader's error, its name once).
 fn read<'b, const R: usize, F: Element>(
     weights: &Weights<'b>,
     prefix: &str,
@@ -273,55 +286,44 @@ fn read<'b, const R: usize, F: Element>(
     shape: [usize; R],
     copied_bytes: &mut usize,
 ) -> Result<Param<'b, R, F>, ModelError> {
-    let weight: Weight<'b, R, f32> = lookup(weights, prefix, name)?;
-    let found = *weight.view().shape();
+    let full = format!("{prefix}{name}");
+    let found = weights.shape(&full).ok_or_else(|| ModelError::Missing {
+        name: name.to_string(),
+    })?;
     if found != shape {
         return Err(ModelError::Shape {
-            name: format!("{prefix}{name}"),
+            name: full,
             expected: shape.to_vec(),
-            found: found.to_vec(),
+            found,
         });
     }
-    let (param, copied) = F::param(weight)?;
-    *copied_bytes += copied;
-    Ok(param)
-}
-
-/// The element types a model runs in (floats the crate's reductions,
-/// softmax and matmul compute in), and how an f32 parameter becomes one.
-pub trait Element: Float + llm_from_scratch::tensor::Element {
-    /// The parameter in this precision and the bytes copied to get it.
-    ///
-    /// # Errors
-    /// An allocation failure of the conversion.
-    fn param<const R: usize>(
-        weight: Weight<'_, R, f32>,
-    ) -> Result<(Param<'_, R, Self>, usize), ModelError>;
-}
-
-impl Element for f32 {
-    /// The file's own values: a view when the buffer is aligned (always, with
-    /// `AlignedBytes`), else the one copy the reader made.
-    fn param<const R: usize>(
-        weight: Weight<'_, R, f32>,
-    ) -> Result<(Param<'_, R, f32>, usize), ModelError> {
-        Ok(match weight {
-            Weight::Borrowed(view) => (Param::File(view), 0),
-            Weight::Copied(tensor) => {
-                let bytes = tensor.len() * 4;
-                (Param::Owned(tensor), bytes)
-            }
-        })
+    let unwrap = |source: Error| match source {
+        Error::InTensor { source, .. } => *source,
+        source => source,
+    };
+    let stored_as_compute =
+        weights.dtype(&full) == Some(format!("{:?}", <F as SafetensorsElement>::DTYPE));
+    if stored_as_compute {
+        match weights.get::<R, F>(&full).map_err(unwrap) {
+            Ok(view) => return Ok(Param::File(view)),
+            // Misaligned in the file (a writer that did not pad): copy below.
+            Err(Error::NotBorrowable { .. }) => {}
+            Err(source) => return Err(ModelError::Read { name: full, source }),
+        }
     }
+    let converted = weights
+        .get_as::<R, F>(&full)
+        .map_err(|source| ModelError::Read {
+            name: full,
+            source: unwrap(source),
+        })?;
+    *copied_bytes += converted.len() * size_of::<F>();
+    Ok(Param::Owned(converted))
 }
 
-impl Element for f64 {
-    /// Each value widened once (exact).
-    fn param<const R: usize>(
-        weight: Weight<'_, R, f32>,
-    ) -> Result<(Param<'_, R, f64>, usize), ModelError> {
-        let converted = weight.view().map_unary(f64::from)?;
-        let bytes = converted.len() * 8;
-        Ok((Param::Owned(converted), bytes))
-    }
-}
+/// The element types a model computes in: floats the crate's reductions,
+/// softmax and matmul compute in, which a safetensors file can also store
+/// (so a parameter stored in the compute type is borrowed, not copied).
+pub trait Element: Float + llm_from_scratch::tensor::Element + SafetensorsElement {}
+
+impl<F: Float + llm_from_scratch::tensor::Element + SafetensorsElement> Element for F {}

@@ -16,15 +16,11 @@ fn gelu(x: f32) -> f32 {
     0.5 * x * (1.0 + libm::erff(x / std::f32::consts::SQRT_2))
 }
 
-/// A `[C]` or `[out, in]` parameter of the checkpoint, as a view of its buffer.
+/// A `[C]` or `[out, in]` parameter of the checkpoint, as a view of its
+/// buffer (a misaligned buffer is `Error::NotBorrowable`: read the file
+/// with `AlignedBytes`).
 fn view<'w, const R: usize>(weights: &'w Weights<'w>, name: &str) -> Fallible<View<'w, R, f32>> {
-    match weights.get::<R, f32>(name)? {
-        llm_from_scratch::tensor::weights::Weight::Borrowed(view) => Ok(view),
-        llm_from_scratch::tensor::weights::Weight::Copied(_) => Err(format!(
-            "{name}: the buffer is not aligned for f32 (read it with AlignedBytes)"
-        )
-        .into()),
-    }
+    Ok(weights.get::<R, f32>(name)?)
 }
 
 /// `x · Wᵀ + b` for the checkpoint's layer `name`.

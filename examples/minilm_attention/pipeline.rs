@@ -4,7 +4,7 @@
 
 use llm_from_scratch::prelude::*;
 use llm_from_scratch::tensor::ops::matmul;
-use llm_from_scratch::tensor::weights::{Weight, Weights};
+use llm_from_scratch::tensor::weights::Weights;
 use std::error::Error;
 
 /// Result type of the pipeline: any crate error, boxed.
@@ -66,12 +66,12 @@ pub struct Outputs {
     pub copied_bytes: usize,
 }
 
-/// Reads a rank-`R` f32 weight, borrowed from the buffer when aligned.
+/// Reads a rank-`R` f32 weight as a view of the file's buffer (no copy).
 pub fn weight<'a, const R: usize>(
     weights: &Weights<'a>,
     naming: Naming,
     name: &str,
-) -> Result<Weight<'a, R, f32>, llm_from_scratch::Error> {
+) -> Result<View<'a, R, f32>, llm_from_scratch::Error> {
     weights.get::<R, f32>(&naming.name(name))
 }
 

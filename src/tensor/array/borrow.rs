@@ -73,11 +73,10 @@ pub trait AsView<const R: usize, T>: AsArray<Rank<R>, T> {
 
 impl<const R: usize, T, A: AsArray<Rank<R>, T> + ?Sized> AsView<R, T> for A {}
 
-/// The read-only borrow of an owner or a mutable view.
-impl<S: Readable, D: Dimension> ArrayBase<S, D> {
-    /// Borrows `self` as a read-only [`View`](super::base::View) of the same
-    /// layout (no copy, no allocation): the whole owner, or what a mutable
-    /// view reaches.
+/// The read-only borrow of an owner.
+impl<T, D: Dimension> ArrayBase<Vec<T>, D> {
+    /// Borrows the whole owner as a read-only [`View`](super::base::View)
+    /// (no copy, no allocation).
     ///
     /// The view borrows the owner, so the owner cannot be mutated while a
     /// later-used view exists:
@@ -93,15 +92,51 @@ impl<S: Readable, D: Dimension> ArrayBase<S, D> {
     ///
     /// ```
     /// use llm_from_scratch::tensor::Tensor;
-    /// let mut t = Tensor::from_vec([2, 2], vec![1.0, 2.0, 3.0, 4.0])?;
+    /// let t = Tensor::from_vec([2, 2], vec![1.0, 2.0, 3.0, 4.0])?;
     /// assert_eq!(t.view().transpose(0, 1)?.get([0, 1])?, &3.0);
-    /// let column = t.view_mut().select(1, 0)?;
-    /// assert_eq!(column.view().iter().copied().collect::<Vec<_>>(), [1.0, 3.0]);
     /// # Ok::<(), llm_from_scratch::Error>(())
     /// ```
     #[must_use]
-    pub fn view(&self) -> ArrayBase<&'_ [S::Elem], D> {
+    pub fn view(&self) -> ArrayBase<&'_ [T], D> {
         self.as_array()
+    }
+}
+
+/// The read-only borrow of a mutable view.
+impl<T, D: Dimension> ArrayBase<&mut [T], D> {
+    /// Borrows what the mutable view reaches as a read-only
+    /// [`View`](super::base::View) of the same layout, for as long as the
+    /// mutable view is not used (no copy, no allocation).
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::Tensor;
+    /// let mut t = Tensor::from_vec([2, 2], vec![1.0, 2.0, 3.0, 4.0])?;
+    /// let mut column = t.view_mut().select(1, 0)?;
+    /// column.fill(7.0);
+    /// assert_eq!(column.view().iter().copied().collect::<Vec<_>>(), [7.0, 7.0]);
+    /// # Ok::<(), llm_from_scratch::Error>(())
+    /// ```
+    #[must_use]
+    pub fn view(&self) -> ArrayBase<&'_ [T], D> {
+        self.as_array()
+    }
+}
+
+impl<'a, T, D: Dimension> ArrayBase<&'a [T], D> {
+    /// The view itself (a copy of it): a view's `view()` lives as long as
+    /// the storage it borrows, not as long as the view value, so
+    /// `let w = weights.get::<2, f32>(name)?.view();` keeps borrowing the file.
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::{Tensor, View};
+    /// let owner = Tensor::from_vec([2, 2], vec![1.0, 2.0, 3.0, 4.0])?;
+    /// let row: View<'_, 1> = owner.view().select(0, 1)?.view(); // outlives the temporary
+    /// assert_eq!(row.get([1])?, &4.0);
+    /// # Ok::<(), llm_from_scratch::Error>(())
+    /// ```
+    #[must_use]
+    pub fn view(&self) -> ArrayBase<&'a [T], D> {
+        *self
     }
 }
 

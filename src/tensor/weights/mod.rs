@@ -3,11 +3,11 @@
 //!
 //! A weights file is one byte buffer: a JSON header, then every tensor's
 //! little-endian values. [`Weights::get`] gives a view that borrows those
-//! bytes (no copy) when they are aligned for the element type, else it
-//! copies once into an owner and says so ([`Weight::Copied`]);
+//! bytes (no copy, for as long as the buffer lives);
 //! [`Weights::get_as`] converts any float dtype into the type you compute
-//! in. [`AlignedBytes`] reads a file into an 8-byte aligned buffer (or map
-//! it, feature `mmap`), so every tensor of a well-formed file borrows.
+//! in, and copies what cannot be borrowed. [`AlignedBytes`] reads a file
+//! into an 8-byte aligned buffer at the file's size (or maps it, feature
+//! `mmap`), so every tensor of a well-formed file borrows.
 //! [`SafetensorsWriter`] writes named tensors of any supported dtype.
 //!
 //! ```
@@ -17,9 +17,10 @@
 //! #         &[0u8; 24]).unwrap())], None).unwrap();
 //! let buffer = AlignedBytes::from_bytes(&bytes);     // or AlignedBytes::read(path)?
 //! let weights = Weights::parse(buffer.as_bytes())?;
-//! let w = weights.get::<2, f32>("w")?;               // rank 2 checked against the header
-//! assert!(w.is_borrowed());
-//! assert_eq!(w.view().shape(), &[2, 3]);
+//! let w = weights.get::<2, f32>("w")?;               // rank and dtype checked against the header
+//! assert_eq!(w.shape(), &[2, 3]);
+//! let w64 = weights.get_as::<2, f64>("w")?;          // converted: an owner
+//! assert_eq!(w64.shape(), &[2, 3]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 

@@ -45,6 +45,15 @@ impl SafetensorsElement for i32 {
 }
 
 /// A tensor read from a weights buffer: borrowed when aligned, else copied once.
+///
+/// Deprecated: [`Weights::get`] now returns the [`View`] itself (its
+/// `view()` borrows the file, not a temporary), and [`Weights::get_as`]
+/// copies what cannot be borrowed; [`Weights::get_weight`] keeps this
+/// earlier form working.
+#[deprecated(
+    since = "0.3.0",
+    note = "`Weights::get` returns the view itself; `Weights::get_as` copies"
+)]
 #[derive(Debug, Clone)]
 pub enum Weight<'a, const R: usize, T> {
     /// A zero-copy view of the buffer's bytes.
@@ -53,16 +62,18 @@ pub enum Weight<'a, const R: usize, T> {
     Copied(Tensor<R, T>),
 }
 
+#[allow(deprecated)]
 impl<const R: usize, T> Weight<'_, R, T> {
-    /// The tensor as a view, whichever way it is stored.
+    /// The tensor as a view, whichever way it is stored (borrowing `self`).
     ///
     /// ```
+    /// # #![allow(deprecated)]
     /// use llm_from_scratch::tensor::weights::{AlignedBytes, Weights};
     /// # let values: Vec<u8> = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0].iter().flat_map(|v| v.to_le_bytes()).collect();
     /// # let bytes = safetensors::serialize(
     /// #     [("w", safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![2, 3], &values)?)], None)?;
     /// let buffer = AlignedBytes::from_bytes(&bytes);
-    /// let w = Weights::parse(buffer.as_bytes())?.get::<2, f32>("w")?;
+    /// let w = Weights::parse(buffer.as_bytes())?.get_weight::<2, f32>("w")?;
     /// assert_eq!(w.view().get([1, 2])?, &6.0);
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
@@ -76,12 +87,13 @@ impl<const R: usize, T> Weight<'_, R, T> {
     /// Whether no value was copied.
     ///
     /// ```
+    /// # #![allow(deprecated)]
     /// use llm_from_scratch::tensor::weights::{AlignedBytes, Weights};
     /// # let values: Vec<u8> = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0].iter().flat_map(|v| v.to_le_bytes()).collect();
     /// # let bytes = safetensors::serialize(
     /// #     [("w", safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![2, 3], &values)?)], None)?;
     /// let buffer = AlignedBytes::from_bytes(&bytes); // 8-byte aligned: f32 values borrow
-    /// assert!(Weights::parse(buffer.as_bytes())?.get::<2, f32>("w")?.is_borrowed());
+    /// assert!(Weights::parse(buffer.as_bytes())?.get_weight::<2, f32>("w")?.is_borrowed());
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn is_borrowed(&self) -> bool {
@@ -150,24 +162,31 @@ impl<'a> Weights<'a> {
         names
     }
 
-    /// The tensor `name` as a rank-`R` view of `T` values.
+    /// The tensor `name` as a rank-`R` view of `T` values that borrows the
+    /// buffer (no copy): the file's bytes reinterpreted in place, so the view
+    /// lives as long as the buffer, not as long as `self`.
     ///
     /// Shapes: the file's shape, which must have `R` axes.
     ///
     /// # Errors
     /// [`Error::MissingTensor`]; then, as [`Error::InTensor`] naming the
-    /// tensor: [`Error::WrongDtype`], [`Error::RankMismatch`],
-    /// [`Error::ByteLengthMismatch`], or a failed copy allocation
-    /// ([`Error::AllocationFailed`]).
+    /// tensor: [`Error::WrongDtype`] when the file stores another dtype
+    /// (convert with [`Weights::get_as`]), [`Error::RankMismatch`],
+    /// [`Error::ShapeOverflow`], [`Error::ByteLengthMismatch`], and
+    /// [`Error::NotBorrowable`] when the values do not sit at a multiple of
+    /// `T`'s alignment (a buffer not read through
+    /// [`AlignedBytes`](super::AlignedBytes)) or the host is big-endian.
     ///
     /// ```
-    /// use llm_from_scratch::{tensor::weights::{AlignedBytes, Weights}, Error};
+    /// use llm_from_scratch::{tensor::{weights::{AlignedBytes, Weights}, View}, Error};
     /// # let values: Vec<u8> = [1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0].iter().flat_map(|v| v.to_le_bytes()).collect();
     /// # let bytes = safetensors::serialize(
     /// #     [("w", safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![2, 3], &values)?)], None)?;
     /// let buffer = AlignedBytes::from_bytes(&bytes);
+    /// let w: View<'_, 2, f32> = Weights::parse(buffer.as_bytes())?.get::<2, f32>("w")?.view();
+    /// assert_eq!(w.get([0, 1])?, &2.0); // `w` borrows `buffer`, the parsed header is gone
+    ///
     /// let weights = Weights::parse(buffer.as_bytes())?;
-    /// assert_eq!(weights.get::<2, f32>("w")?.view().get([0, 1])?, &2.0);
     /// assert!(matches!(weights.get::<2, f32>("bias"), Err(Error::MissingTensor { .. })));
     /// let wrong = weights.get::<2, f64>("w").unwrap_err();
     /// assert_eq!(wrong.to_string(), "tensor `w`: Weights::get: the tensor holds F32, but F64 was requested");
@@ -178,59 +197,86 @@ impl<'a> Weights<'a> {
     pub fn get<const R: usize, T: SafetensorsElement>(
         &self,
         name: &str,
-    ) -> Result<Weight<'a, R, T>, Error> {
-        let tensor = self
-            .tensors
-            .tensor(name)
-            .map_err(|_| Error::MissingTensor {
-                name: name.to_string(),
-            })?;
+    ) -> Result<View<'a, R, T>, Error> {
+        let op = "Weights::get";
+        let (dtype, shape, bytes) = self.entry::<R>(name, op)?;
         let read = || {
-            let op = "Weights::get";
-            if tensor.dtype() != T::DTYPE {
-                return Err(Error::WrongDtype {
+            check_dtype::<T>(op, dtype)?;
+            check_bytes(op, &shape, size_of::<T>(), bytes)?;
+            if cfg!(target_endian = "big") {
+                return Err(not_borrowable::<T>(
                     op,
-                    expected: format!("{:?}", T::DTYPE),
-                    actual: format!("{:?}", tensor.dtype()),
-                });
+                    "the host is big-endian".to_string(),
+                ));
             }
-            let shape: [usize; R] = tensor.shape().try_into().map_err(|_| Error::RankMismatch {
-                op,
-                expected: R,
-                actual: tensor.shape().len(),
+            let values = bytemuck::try_cast_slice::<u8, T>(bytes).map_err(|_| {
+                let reason = format!(
+                    "they start at address {:#x}, not a multiple of {}",
+                    bytes.as_ptr() as usize,
+                    align_of::<T>()
+                );
+                not_borrowable::<T>(op, reason)
             })?;
-            let bytes = tensor.data();
-            let elements = checked_len(&shape, op)?;
-            let expected_bytes = elements.checked_mul(size_of::<T>());
-            if expected_bytes != Some(bytes.len()) {
-                return Err(Error::ByteLengthMismatch {
-                    op,
-                    expected_bytes: expected_bytes.unwrap_or(usize::MAX),
-                    actual_bytes: bytes.len(),
-                });
-            }
-            if cfg!(target_endian = "little")
-                && let Ok(values) = bytemuck::try_cast_slice::<u8, T>(bytes)
-            {
-                return Ok(Weight::Borrowed(View::from_slice(values, shape)?));
-            }
-            Ok(Weight::Copied(copy_values(bytes, shape)?))
+            View::from_slice(values, shape)
         };
         read().map_err(|error| error.in_tensor(name))
     }
+
+    /// The earlier form of [`Weights::get`]: a view when the bytes are
+    /// aligned, else one copy ([`Weight::Copied`]).
+    ///
+    /// # Errors
+    /// As [`Weights::get`], without [`Error::NotBorrowable`] (that case
+    /// copies), plus [`Error::AllocationFailed`] for the copy.
+    ///
+    /// ```
+    /// # #![allow(deprecated)]
+    /// use llm_from_scratch::tensor::weights::{AlignedBytes, Weight, Weights};
+    /// # let bytes = safetensors::serialize(
+    /// #     [("w", safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![1], &[0, 0, 128, 63])?)], None)?;
+    /// let buffer = AlignedBytes::from_bytes(&bytes);
+    /// let w = Weights::parse(buffer.as_bytes())?.get_weight::<1, f32>("w")?;
+    /// assert!(matches!(w, Weight::Borrowed(_)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[deprecated(
+        since = "0.3.0",
+        note = "`Weights::get` returns the view; `Weights::get_as` copies"
+    )]
+    #[allow(deprecated)]
+    pub fn get_weight<const R: usize, T: SafetensorsElement>(
+        &self,
+        name: &str,
+    ) -> Result<Weight<'a, R, T>, Error> {
+        match self.get::<R, T>(name) {
+            Ok(view) => Ok(Weight::Borrowed(view)),
+            Err(Error::InTensor { source, .. })
+                if matches!(*source, Error::NotBorrowable { .. }) =>
+            {
+                let op = "Weights::get";
+                let (_, shape, bytes) = self.entry::<R>(name, op)?;
+                copy_values(bytes, shape)
+                    .map(Weight::Copied)
+                    .map_err(|error| error.in_tensor(name))
+            }
+            Err(error) => Err(error),
+        }
+    }
+
     /// The tensor `name` as a new owner of the float type `T`, whatever
     /// float type the file stores (`F16`, `BF16`, `F32`, `F64`): each value
     /// converted once, correctly rounded (exact when widening; the values
     /// copied as they are when the types match). To compute in `f32` from a
-    /// `bf16` checkpoint, or in `f64` from an `f32` one.
+    /// `bf16` checkpoint, or in `f64` from an `f32` one; it also reads
+    /// values [`Weights::get`] cannot borrow (misaligned, big-endian host).
     ///
     /// Shapes: the file's shape, which must have `R` axes.
     ///
     /// # Errors
     /// [`Error::MissingTensor`]; then, as [`Error::InTensor`] naming the
     /// tensor: [`Error::WrongDtype`] for a non-float dtype,
-    /// [`Error::RankMismatch`], [`Error::ByteLengthMismatch`],
-    /// [`Error::AllocationFailed`].
+    /// [`Error::RankMismatch`], [`Error::ShapeOverflow`],
+    /// [`Error::ByteLengthMismatch`], [`Error::AllocationFailed`].
     ///
     /// ```
     /// use llm_from_scratch::tensor::{bf16, weights::{AlignedBytes, Weights}};
@@ -245,15 +291,10 @@ impl<'a> Weights<'a> {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn get_as<const R: usize, T: Element>(&self, name: &str) -> Result<Tensor<R, T>, Error> {
-        let tensor = self
-            .tensors
-            .tensor(name)
-            .map_err(|_| Error::MissingTensor {
-                name: name.to_string(),
-            })?;
+        let op = "Weights::get_as";
+        let (dtype, shape, bytes) = self.entry::<R>(name, op)?;
         let read = || {
-            let op = "Weights::get_as";
-            let (width, decode): (usize, fn(&[u8]) -> f64) = match tensor.dtype() {
+            let (width, decode): (usize, fn(&[u8]) -> f64) = match dtype {
                 Dtype::F16 => (2, |b| {
                     f64::from(half::f16::from_le_bytes([b[0], b[1]]).to_f32())
                 }),
@@ -272,21 +313,7 @@ impl<'a> Weights<'a> {
                     });
                 }
             };
-            let shape: [usize; R] = tensor.shape().try_into().map_err(|_| Error::RankMismatch {
-                op,
-                expected: R,
-                actual: tensor.shape().len(),
-            })?;
-            let bytes = tensor.data();
-            let elements = checked_len(&shape, op)?;
-            let expected_bytes = elements.checked_mul(width);
-            if expected_bytes != Some(bytes.len()) {
-                return Err(Error::ByteLengthMismatch {
-                    op,
-                    expected_bytes: expected_bytes.unwrap_or(usize::MAX),
-                    actual_bytes: bytes.len(),
-                });
-            }
+            let elements = check_bytes(op, &shape, width, bytes)?;
             let mut values: Vec<T> =
                 try_buffer(elements).map_err(|failed| Error::AllocationFailed {
                     op,
@@ -326,6 +353,70 @@ impl<'a> Weights<'a> {
     /// ```
     pub fn shape(&self, name: &str) -> Option<Vec<usize>> {
         Some(self.tensors.tensor(name).ok()?.shape().to_vec())
+    }
+
+    /// The stored dtype, the rank-`R` shape and the bytes of the tensor `name`.
+    fn entry<const R: usize>(
+        &self,
+        name: &str,
+        op: &'static str,
+    ) -> Result<(Dtype, [usize; R], &'a [u8]), Error> {
+        let tensor = self
+            .tensors
+            .tensor(name)
+            .map_err(|_| Error::MissingTensor {
+                name: name.to_string(),
+            })?;
+        let shape: [usize; R] = tensor.shape().try_into().map_err(|_| {
+            Error::RankMismatch {
+                op,
+                expected: R,
+                actual: tensor.shape().len(),
+            }
+            .in_tensor(name)
+        })?;
+        Ok((tensor.dtype(), shape, tensor.data()))
+    }
+}
+
+/// [`Error::WrongDtype`] unless the file stores `T`'s dtype.
+fn check_dtype<T: SafetensorsElement>(op: &'static str, stored: Dtype) -> Result<(), Error> {
+    if stored == T::DTYPE {
+        return Ok(());
+    }
+    Err(Error::WrongDtype {
+        op,
+        expected: format!("{:?}", T::DTYPE),
+        actual: format!("{stored:?}"),
+    })
+}
+
+/// The element count of `shape`, checked against the byte length of values
+/// `width` bytes wide ([`Error::ShapeOverflow`], [`Error::ByteLengthMismatch`]).
+fn check_bytes(
+    op: &'static str,
+    shape: &[usize],
+    width: usize,
+    bytes: &[u8],
+) -> Result<usize, Error> {
+    let elements = checked_len(shape, op)?;
+    let expected_bytes = elements.checked_mul(width);
+    if expected_bytes != Some(bytes.len()) {
+        return Err(Error::ByteLengthMismatch {
+            op,
+            expected_bytes: expected_bytes.unwrap_or(usize::MAX),
+            actual_bytes: bytes.len(),
+        });
+    }
+    Ok(elements)
+}
+
+/// [`Error::NotBorrowable`] for `T`.
+fn not_borrowable<T: SafetensorsElement>(op: &'static str, reason: String) -> Error {
+    Error::NotBorrowable {
+        op,
+        dtype: format!("{:?}", T::DTYPE),
+        reason,
     }
 }
 
