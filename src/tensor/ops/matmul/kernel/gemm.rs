@@ -51,8 +51,18 @@ pub(super) fn run<F: Float>(
 ) -> Result<(), AllocationFailed> {
     let (m, n, k) = (problem.rows, problem.n, problem.k);
     let chunks = out.chunks_exact_mut(m * n);
-    if splits_evenly(chunks.len(), threads) {
+    let count = chunks.len();
+    if splits_evenly(count, threads) {
+        // As few runs of whole matrices as keep the threads even, so each
+        // run reserves its packing buffers once (rayon calls the init once
+        // per run, not once per thread).
+        let run_len = if count.is_multiple_of(threads) {
+            count / threads
+        } else {
+            count.div_ceil(4 * threads)
+        };
         out.par_chunks_exact_mut(m * n)
+            .with_min_len(run_len)
             .enumerate()
             .try_for_each_init(Scratch::default, |scratch, (index, out)| {
                 let (a, b) = problem.matrices(index);
