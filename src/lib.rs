@@ -1,10 +1,10 @@
 //! # llm_from_scratch: a rank-typed tensor core
 //!
-//! Owned row-major tensors ([`Tensor<R, T>`](tensor::Tensor)), borrowed
-//! strided views ([`View<'a, R, T>`](tensor::View)), zero-copy reshape /
-//! transpose / permute / slice, explicit [`materialize`](tensor::View::materialize),
-//! NumPy broadcasting and exact single-axis reductions — with the rank in
-//! the type, so rank mistakes are compile errors.
+//! The tensor layer a from-scratch decoder Transformer stands on: owned
+//! row-major tensors, borrowed strided views, zero-copy view operations,
+//! mutable views, NumPy broadcasting, exact reductions, matrix products,
+//! gathers and a fused softmax, in `f64`, `f32`, `f16` and `bf16`, with the
+//! rank in the type.
 //!
 //! ```
 //! use llm_from_scratch::prelude::*;
@@ -26,6 +26,55 @@
 //! assert_eq!(softmax_axis(&scores, 1)?, p); // the same, fused, bit for bit
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! ## What it guarantees
+//!
+//! | Guarantee | How | Where it is pinned |
+//! |---|---|---|
+//! | A rank mistake does not compile | the rank is a const parameter of every type; rank changes are typed tables ([`tensor::rank`]) | `ui-tests/` (trybuild), with the compiler's message |
+//! | Views never copy | view operations return views of the same storage; only named operations allocate ([`materialize`](tensor::ArrayBase::materialize), the ops, [`Weights::get_as`](tensor::weights::Weights::get_as)) | [`LayoutTrace`](tensor::LayoutTrace) rows, `tests/` |
+//! | No panics on bad input | every shape, axis, index, flag and file problem is one [`Error`] variant naming the operation called; shape arithmetic is overflow-checked; every allocation, internal scratch included, is fallible ([`Error::AllocationFailed`]) | `tests/front_door.rs`, `tests/view_ops_edges.rs` |
+//! | Same bits everywhere | fixed summation trees and kernel orders: a result does not depend on the thread count, the SIMD level or the operand's layout | `tests/*bit_identical*`, [`with_kernel_tuning`](tensor::with_kernel_tuning) |
+//! | Accurate | reductions and matmul accumulate in the element's accumulator ([`Element::Acc`](tensor::Element)): `f32` for `f16` / `bf16`, rounded once | NumPy / PyTorch fixtures in `tests/fixtures/` |
+//! | Safe Rust | `#![forbid(unsafe_code)]`; SIMD through `pulp`, threads through `rayon`, the optional memory map in the `llm_from_scratch_mmap` workspace crate | this file |
+//!
+//! ## Where things live
+//!
+//! - **Types** ([`tensor`]): one generic [`ArrayBase<S, D>`](tensor::ArrayBase)
+//!   over a storage `S` and dimensions `D`; [`Tensor`] (owner),
+//!   [`View`] (shared borrow), [`ViewMut`]
+//!   (exclusive borrow, an operand like any view), [`CellView`]
+//!   (pieces of one mutable view written side by side), and the
+//!   dynamic-rank [`DynTensor`] / [`DynView`] /
+//!   [`DynViewMut`] with the same methods checked at run time.
+//! - **View operations** (methods): `reshape`, `reshape_strided`, `split_axis`,
+//!   `merge_axes`, `transpose`, `permute`, `slice`, `slice_step`, `select`,
+//!   `chunk`, `split_at`, `insert_axis`, `squeeze`, `broadcast_to`, `axis_iter`.
+//! - **Operations** ([`tensor::ops`], each a function, an `_into` form writing
+//!   into a mutable view, and a method): [`map_unary`](tensor::ops::map_unary),
+//!   [`map_binary`](tensor::ops::map_binary) (broadcasting),
+//!   [`sum_axis`](tensor::ops::sum_axis), [`mean_axis`](tensor::ops::mean_axis),
+//!   [`max_axis`](tensor::ops::max_axis), [`argmax_axis`](tensor::ops::argmax_axis),
+//!   [`softmax_axis`](tensor::ops::softmax_axis), [`matmul`](tensor::ops::matmul)
+//!   (batched, broadcast batch axes), [`index_select`](tensor::ops::index_select),
+//!   [`concat`](tensor::ops::concat), [`stack`](tensor::ops::stack),
+//!   [`cast`](tensor::ops::cast).
+//! - **Elements** ([`Element`](tensor::Element)): `f64`, `f32`,
+//!   [`f16`](tensor::f16), [`bf16`](tensor::bf16); each names the type it
+//!   accumulates in.
+//! - **Checkpoints** ([`tensor::weights`], feature `safetensors`): views
+//!   straight over a safetensors file in any float dtype, converting reads,
+//!   a writer, a buffer read at the file's size or memory-mapped (feature `mmap`).
+//! - **Errors** ([`Error`]): one enum for the crate.
+//!
+//! ## Examples
+//!
+//! | Command | What it shows |
+//! |---|---|
+//! | `cargo run --release --example attention_heads` | GPT-2 attention's layouts at full size, every step's layout trace and copies, checked against plain loops |
+//! | `cargo run --release --features safetensors --example gpt2` | a whole GPT-2 decoder with a KV cache on safetensors weights (F16 / BF16 / F32 / F64), checked against transformers, timed against the bandwidth bound |
+//! | `cargo run --release --features safetensors --example minilm_attention` | a BERT encoder layer (all-MiniLM-L6-v2) checked against transformers |
+//! | `cargo run --example 01_views` … `04_attention` | the view, broadcast / reduce, split-heads and attention steps one at a time |
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
