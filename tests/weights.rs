@@ -1,5 +1,6 @@
-//! Views over safetensors buffers (feature `safetensors`): zero-copy when
-//! aligned, one announced copy when not, typed errors for every bad file.
+//! Views over safetensors buffers (feature `safetensors`): zero-copy views,
+//! `NotBorrowable` and a converting copy when misaligned, the same views
+//! over a memory map (feature `mmap`), typed errors for every bad file.
 #![cfg(feature = "safetensors")]
 
 use llm_from_scratch::Error;
@@ -166,4 +167,35 @@ fn truncated_and_corrupt_files_are_parse_errors() {
             ..
         })
     ));
+}
+
+#[cfg(feature = "mmap")]
+#[test]
+fn a_mapped_file_gives_the_views_a_read_one_gives() {
+    use llm_from_scratch::tensor::weights::MappedFile;
+    let path =
+        std::env::temp_dir().join(format!("weights-mmap-{}.safetensors", std::process::id()));
+    std::fs::write(&path, file()).unwrap();
+    let mapped = MappedFile::open(&path).unwrap();
+    let read = AlignedBytes::read(&path).unwrap();
+    // Removing the file leaves the mapping valid (the inode lives on).
+    std::fs::remove_file(&path).unwrap();
+    let (from_map, from_read) = (
+        Weights::parse(mapped.bytes()).unwrap(),
+        Weights::parse(read.as_bytes()).unwrap(),
+    );
+    let w = from_map.get::<2, f32>("w").unwrap();
+    assert_eq!(w, from_read.get::<2, f32>("w").unwrap());
+    // The view borrows the mapped pages themselves.
+    let pages = mapped.bytes().as_ptr_range();
+    assert!(pages.contains(&(w.storage().as_ptr() as *const u8)));
+    assert_eq!(
+        from_map
+            .get::<1, f64>("b")
+            .unwrap()
+            .iter()
+            .copied()
+            .collect::<Vec<_>>(),
+        [0.25, -4.0]
+    );
 }

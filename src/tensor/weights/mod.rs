@@ -32,3 +32,7 @@ pub use bytes::AlignedBytes;
 #[allow(deprecated)]
 pub use read::{SafetensorsElement, Weight, Weights, WeightsError};
 pub use write::SafetensorsWriter;
+
+#[cfg(feature = "mmap")]
+#[doc(no_inline)]
+pub use crate::tensor::MappedFile;
