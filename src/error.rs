@@ -395,6 +395,16 @@ pub enum Error {
         /// `k` of the right operand (its second-to-last axis).
         right_k: usize,
     },
+    /// `linear` (`x · Wᵀ`): `x`'s last extent differs from `W`'s last extent.
+    #[error("{op}: x has {x_k} values per row, the weight's rows have {w_k}")]
+    LinearInnerMismatch {
+        /// The operation called.
+        op: &'static str,
+        /// `k` of `x` (its last axis).
+        x_k: usize,
+        /// `k` of `W` (its last axis: `W` is `[out, in]`).
+        w_k: usize,
+    },
     /// `concat` or `stack` got an empty list of inputs (there is no shape to take).
     #[error("{op}: the input list is empty, so there is no shape to take the output's from")]
     EmptyInputList {
@@ -519,6 +529,154 @@ pub enum Error {
         /// The I/O error's message.
         message: String,
     },
+    /// A GGUF file does not start with the magic bytes `GGUF`.
+    #[error("gguf: the file starts with {found:?}, not the magic bytes `GGUF`")]
+    GgufBadMagic {
+        /// The first four bytes.
+        found: [u8; 4],
+    },
+    /// A GGUF version this reader does not read (it reads 2 and 3, whose
+    /// layouts are the same; version 1 had 32-bit counts).
+    #[error(
+        "gguf: version {version} is not supported (2 and 3 are; a byte-swapped number means a big-endian file)"
+    )]
+    GgufUnsupportedVersion {
+        /// The version field.
+        version: u32,
+    },
+    /// A GGUF file ends inside a field.
+    #[error(
+        "gguf: the file ends inside {what}: {needed} bytes needed at offset {offset}, {available} left"
+    )]
+    GgufTruncated {
+        /// The field being read (e.g. "the key of metadata entry 3").
+        what: String,
+        /// Its byte offset in the file.
+        offset: usize,
+        /// The bytes it needs.
+        needed: usize,
+        /// The bytes left in the file from `offset`.
+        available: usize,
+    },
+    /// A GGUF count or length that the rest of the file cannot hold (each
+    /// item needs at least `min_item_bytes`): refused before allocating.
+    #[error(
+        "gguf: {what} claims {count} items of at least {min_item_bytes} bytes, but only {available} bytes are left"
+    )]
+    GgufCountTooLarge {
+        /// The count's field.
+        what: String,
+        /// The count the file claims.
+        count: u64,
+        /// The fewest bytes one item takes.
+        min_item_bytes: usize,
+        /// The bytes left in the file.
+        available: usize,
+    },
+    /// A GGUF metadata value type this reader does not know, or an array of
+    /// arrays (which ggml's reader refuses too).
+    #[error("gguf: {what} has value type {value_type}, which is not supported")]
+    GgufUnknownValueType {
+        /// The value's field.
+        what: String,
+        /// The type id (0..=12 are GGUF's; 9, an array, cannot nest).
+        value_type: u32,
+    },
+    /// A GGUF string (key, tensor name or value) is not UTF-8.
+    #[error("gguf: {what} is not valid UTF-8")]
+    GgufInvalidUtf8 {
+        /// The string's field.
+        what: String,
+    },
+    /// A GGUF metadata key or tensor name that appears twice.
+    #[error("gguf: the {what} `{name}` appears twice")]
+    GgufDuplicateName {
+        /// `"metadata key"` or `"tensor name"`.
+        what: &'static str,
+        /// The repeated name.
+        name: String,
+    },
+    /// `general.alignment` is not a power of two that fits in `u32`.
+    #[error("gguf: general.alignment is {alignment}, it must be a power of two")]
+    GgufBadAlignment {
+        /// The value in the file.
+        alignment: u64,
+    },
+    /// A metadata key that is not in the file.
+    #[error("{op}: no metadata key `{key}` in the file")]
+    MissingMetadata {
+        /// The operation called.
+        op: &'static str,
+        /// The requested key.
+        key: String,
+    },
+    /// A metadata value of another type than the one requested.
+    #[error("{op}: metadata `{key}` holds {actual}, but {expected} was requested")]
+    MetadataTypeMismatch {
+        /// The operation called.
+        op: &'static str,
+        /// The key.
+        key: String,
+        /// The requested type (e.g. `u32`, `array of string`).
+        expected: &'static str,
+        /// The stored type.
+        actual: &'static str,
+    },
+    /// A GGUF tensor's element type id that this reader does not know (so
+    /// its byte length is unknown).
+    #[error("gguf: unknown tensor type id {type_id}")]
+    GgufUnknownTensorType {
+        /// The type id in the tensor info.
+        type_id: u32,
+    },
+    /// A GGUF tensor type the crate knows but cannot compute with yet.
+    #[error(
+        "{op}: tensors of type {type_name} are not supported yet (F32, F16, BF16, Q8_0, Q4_0 and Q4_1 are)"
+    )]
+    UnsupportedTensorType {
+        /// The operation called.
+        op: &'static str,
+        /// The ggml type name (e.g. `Q4_K`).
+        type_name: &'static str,
+    },
+    /// A GGUF tensor with more axes than ggml allows (4).
+    #[error("gguf: the tensor has {n_dims} dimensions, at most {maximum} are allowed")]
+    GgufTooManyDims {
+        /// The tensor info's dimension count.
+        n_dims: u32,
+        /// The limit (ggml's `GGML_MAX_DIMS`).
+        maximum: u32,
+    },
+    /// A row of a block-quantized tensor that is not a whole number of blocks.
+    #[error("{op}: a row of {row_len} values is not a whole number of {block_len}-value blocks")]
+    PartialBlock {
+        /// The operation called.
+        op: &'static str,
+        /// The row length (the last axis, GGUF's first dimension).
+        row_len: usize,
+        /// The values per block.
+        block_len: usize,
+    },
+    /// A GGUF tensor's data offset that is not a multiple of the file's alignment.
+    #[error("gguf: the data offset {offset} is not a multiple of the alignment {alignment}")]
+    GgufMisalignedTensor {
+        /// The offset, from the start of the data section.
+        offset: u64,
+        /// The file's alignment.
+        alignment: usize,
+    },
+    /// A GGUF tensor's bytes that run past the end of the file.
+    #[error(
+        "gguf: the tensor's {bytes} bytes at data offset {offset} run past the data section's {data_len} bytes"
+    )]
+    GgufTensorOutOfBounds {
+        /// The offset, from the start of the data section.
+        offset: u64,
+        /// Its byte length (`u64::MAX` when it overflows).
+        bytes: u64,
+        /// The data section's length.
+        data_len: usize,
+    },
     /// An error about one named tensor of a file: the name, then what went
     /// wrong with it (a wrong dtype or rank, a byte length, an allocation).
     #[error("tensor `{name}`: {source}")]
@@ -532,7 +690,6 @@ pub enum Error {
 
 impl Error {
     /// `self` about the tensor `name` of a file (see [`Error::InTensor`]).
-    #[cfg_attr(not(feature = "safetensors"), allow(dead_code))]
     pub(crate) fn in_tensor(self, name: &str) -> Self {
         Error::InTensor {
             name: name.to_owned(),

@@ -16,25 +16,28 @@
 //! | [`Axes1`] … [`Axes8`] | compile-time axis lists for `permute_axes` |
 //! | [`Error`] | the one error type |
 //! | [`LayoutTrace`] | a table of layouts: shape, strides, offsets, shared or new owner |
-//! | `weights` (feature `safetensors`) | views over a safetensors buffer |
+//! | [`weights`] | [`AlignedBytes`](weights::AlignedBytes); with feature `safetensors`, views over a safetensors buffer |
+//! | [`gguf`] | GGUF files: typed metadata, tensor infos, tensors as views or quantized blocks |
+//! | [`quant`] | block-quantized weights (`Q8_0`, `Q4_0`, `Q4_1`): [`QBlocks`](quant::QBlocks), dequantize, `x · Wᵀ` ([`linear`](quant::linear)) |
 //! | `View::to_ndarray`, `View::try_from(array_view)` (feature `ndarray`) | the same storage, shape and strides as ndarray's `ArrayView`, both ways, no copy |
 //!
 //! Inside, imports point one way: `element` and `shape` (no values) <-
 //! `traverse` (the odometer, copies, SIMD) <- `array` (the array type) <-
-//! `ops` <- `fmt` / `trace` / `weights`.
+//! `ops` <- `quant` <- `fmt` / `trace` / `weights` / `gguf`.
 
 mod array;
 mod element;
 pub mod error;
 mod float;
 mod fmt;
+pub mod gguf;
 mod lanes;
 mod math;
 pub mod ops;
+pub mod quant;
 mod shape;
 mod trace;
 mod traverse;
-#[cfg(feature = "safetensors")]
 pub mod weights;
 
 #[doc(no_inline)]

@@ -1,5 +1,7 @@
-//! Safetensors checkpoints (feature `safetensors`): ranked views straight
-//! over a file's tensors, converting reads into any float type, and a writer.
+//! Weights files: [`AlignedBytes`] (a file read into an aligned buffer, for
+//! the safetensors and the GGUF readers) and, with the feature
+//! `safetensors`, safetensors checkpoints: ranked views straight over a
+//! file's tensors, converting reads into any float type, and a writer.
 //!
 //! A weights file is one byte buffer: a JSON header, then every tensor's
 //! little-endian values. [`Weights::get`] gives a view that borrows those
@@ -10,7 +12,8 @@
 //! `mmap`), so every tensor of a well-formed file borrows.
 //! [`SafetensorsWriter`] writes named tensors of any supported dtype.
 //!
-//! ```
+#![cfg_attr(feature = "safetensors", doc = "```")]
+#![cfg_attr(not(feature = "safetensors"), doc = "```ignore")]
 //! use llm_from_scratch::tensor::weights::{AlignedBytes, Weights};
 //! # let bytes = safetensors::serialize(
 //! #     [("w", safetensors::tensor::TensorView::new(safetensors::Dtype::F32, vec![2, 3],
@@ -25,12 +28,16 @@
 //! ```
 
 mod bytes;
+#[cfg(feature = "safetensors")]
 mod read;
+#[cfg(feature = "safetensors")]
 mod write;
 
 pub use bytes::AlignedBytes;
+#[cfg(feature = "safetensors")]
 #[allow(deprecated)]
 pub use read::{SafetensorsElement, Weight, Weights, WeightsError};
+#[cfg(feature = "safetensors")]
 pub use write::SafetensorsWriter;
 
 #[cfg(feature = "mmap")]

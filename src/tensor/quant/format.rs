@@ -1,0 +1,177 @@
+//! [`BlockFormat`]: how one ggml block of 32 values is stored, and the
+//! three formats the crate computes with ([`Q8_0`], [`Q4_0`], [`Q4_1`]).
+//!
+//! Every format stores a row of values as consecutive blocks of
+//! [`BLOCK_LEN`] = 32 values, each block an `f16` scale `d` (little-endian),
+//! for `Q4_1` an `f16` offset `m`, then the quantized values. The value at
+//! position `l` of a block is `d · q[l]` (`Q8_0`, `Q4_0`) or `d · q[l] + m`
+//! (`Q4_1`), computed in `f32`. The layouts are ggml's (`ggml-quants.c`,
+//! `block_q8_0`, `block_q4_0`, `block_q4_1`), which the GGUF format stores
+//! and the Python package `gguf` (`gguf.quants`) reads the same way.
+
+use crate::tensor::element::f16;
+use std::fmt::Debug;
+
+/// Values per block of every format here (ggml's `QK8_0`, `QK4_0`, `QK4_1`).
+pub const BLOCK_LEN: usize = 32;
+
+mod sealed {
+    pub trait Sealed {}
+    impl Sealed for super::Q8_0 {}
+    impl Sealed for super::Q4_0 {}
+    impl Sealed for super::Q4_1 {}
+}
+
+/// A ggml block format of [`BLOCK_LEN`] values (sealed: the kernels'
+/// guarantees are stated for these three).
+///
+/// | format | bytes per block | layout | value `l` |
+/// |---|---|---|---|
+/// | [`Q8_0`] | 34 | `d: f16`, `q: [i8; 32]` | `d · q[l]` |
+/// | [`Q4_0`] | 18 | `d: f16`, `qs: [u8; 16]` | `d · (nibble(l) − 8)` |
+/// | [`Q4_1`] | 20 | `d: f16`, `m: f16`, `qs: [u8; 16]` | `d · nibble(l) + m` |
+///
+/// In the 4-bit formats byte `j` of `qs` holds value `j` in its low nibble
+/// and value `j + 16` in its high nibble.
+///
+/// ```
+/// use llm_from_scratch::tensor::quant::{BlockFormat, Q4_1};
+/// assert_eq!((Q4_1::NAME, Q4_1::BLOCK_BYTES), ("Q4_1", 20));
+/// let mut block = [0u8; 20];
+/// block[..2].copy_from_slice(&llm_from_scratch::tensor::f16::from_f32(0.5).to_le_bytes()); // d
+/// block[2..4].copy_from_slice(&llm_from_scratch::tensor::f16::from_f32(-1.0).to_le_bytes()); // m
+/// block[4] = 0x3_2; // value 0 has nibble 2, value 16 has nibble 3
+/// let values = Q4_1::dequantize_block(&block);
+/// assert_eq!((values[0], values[16], values[1]), (0.0, 0.5, -1.0));
+/// ```
+pub trait BlockFormat: sealed::Sealed + Copy + Debug + Default + Send + Sync + 'static {
+    /// ggml's name of the format (`"Q8_0"`, ...).
+    const NAME: &'static str;
+    /// ggml's type id (`GGML_TYPE_Q8_0` = 8, `Q4_0` = 2, `Q4_1` = 3).
+    const GGML_TYPE: u32;
+    /// Bytes per block.
+    const BLOCK_BYTES: usize;
+    /// Whether blocks carry an offset `m` (the value is `d · q + m`).
+    const HAS_MIN: bool;
+    /// One stored block: `[u8; BLOCK_BYTES]` (byte arrays, so a block
+    /// borrows from any byte buffer, whatever its alignment).
+    type Block: Copy + Debug + Send + Sync + 'static;
+
+    /// The whole blocks at the start of `bytes`, and the bytes after them.
+    fn split_blocks(bytes: &[u8]) -> (&[Self::Block], &[u8]);
+
+    /// The block's scale `d` and offset `m` as `f32` (`m` = 0 without one).
+    fn scales(block: &Self::Block) -> (f32, f32);
+
+    /// The block's 32 quantized values `q` as `f32` (exact small integers:
+    /// −128..=127 for `Q8_0`, −8..=7 for `Q4_0`, 0..=15 for `Q4_1`).
+    fn quants(block: &Self::Block) -> [f32; BLOCK_LEN];
+
+    /// The block's 32 values in `f32`: `d · q[l]`, or `d · q[l] + m` (the
+    /// product is exact, so one rounding at most), equal bit for bit to
+    /// `gguf.quants.dequantize` and ggml's `dequantize_row_*`.
+    #[inline(always)]
+    fn dequantize_block(block: &Self::Block) -> [f32; BLOCK_LEN] {
+        let (d, m) = Self::scales(block);
+        let q = Self::quants(block);
+        if Self::HAS_MIN {
+            q.map(|q| d * q + m)
+        } else {
+            q.map(|q| d * q)
+        }
+    }
+}
+
+/// ggml's `Q8_0`: 32 signed bytes and one `f16` scale per block (8.5 bits
+/// per value). See [`BlockFormat`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Q8_0;
+
+/// ggml's `Q4_0`: 32 nibbles (offset by 8) and one `f16` scale per block
+/// (4.5 bits per value). See [`BlockFormat`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Q4_0;
+
+/// ggml's `Q4_1`: 32 nibbles, an `f16` scale and an `f16` offset per block
+/// (5 bits per value). See [`BlockFormat`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Q4_1;
+
+/// The `f16` at `bytes[at..at + 2]`, little-endian, as `f32` (exact).
+#[inline(always)]
+fn half(bytes: &[u8], at: usize) -> f32 {
+    f16::from_le_bytes([bytes[at], bytes[at + 1]]).to_f32()
+}
+
+/// The 32 nibbles of `qs` (value `j` low, value `j + 16` high), minus `bias`.
+#[inline(always)]
+fn nibbles(qs: &[u8; 16], bias: i8) -> [f32; BLOCK_LEN] {
+    std::array::from_fn(|l| {
+        let byte = qs[l % 16];
+        let nibble = if l < 16 { byte & 0x0F } else { byte >> 4 };
+        f32::from(nibble as i8 - bias)
+    })
+}
+
+impl BlockFormat for Q8_0 {
+    const NAME: &'static str = "Q8_0";
+    const GGML_TYPE: u32 = 8;
+    const BLOCK_BYTES: usize = 34;
+    const HAS_MIN: bool = false;
+    type Block = [u8; 34];
+
+    #[inline(always)]
+    fn split_blocks(bytes: &[u8]) -> (&[[u8; 34]], &[u8]) {
+        bytes.as_chunks()
+    }
+    #[inline(always)]
+    fn scales(block: &[u8; 34]) -> (f32, f32) {
+        (half(block, 0), 0.0)
+    }
+    #[inline(always)]
+    fn quants(block: &[u8; 34]) -> [f32; BLOCK_LEN] {
+        std::array::from_fn(|l| f32::from(block[2 + l] as i8))
+    }
+}
+
+impl BlockFormat for Q4_0 {
+    const NAME: &'static str = "Q4_0";
+    const GGML_TYPE: u32 = 2;
+    const BLOCK_BYTES: usize = 18;
+    const HAS_MIN: bool = false;
+    type Block = [u8; 18];
+
+    #[inline(always)]
+    fn split_blocks(bytes: &[u8]) -> (&[[u8; 18]], &[u8]) {
+        bytes.as_chunks()
+    }
+    #[inline(always)]
+    fn scales(block: &[u8; 18]) -> (f32, f32) {
+        (half(block, 0), 0.0)
+    }
+    #[inline(always)]
+    fn quants(block: &[u8; 18]) -> [f32; BLOCK_LEN] {
+        nibbles(block.last_chunk().unwrap_or(&[0; 16]), 8)
+    }
+}
+
+impl BlockFormat for Q4_1 {
+    const NAME: &'static str = "Q4_1";
+    const GGML_TYPE: u32 = 3;
+    const BLOCK_BYTES: usize = 20;
+    const HAS_MIN: bool = true;
+    type Block = [u8; 20];
+
+    #[inline(always)]
+    fn split_blocks(bytes: &[u8]) -> (&[[u8; 20]], &[u8]) {
+        bytes.as_chunks()
+    }
+    #[inline(always)]
+    fn scales(block: &[u8; 20]) -> (f32, f32) {
+        (half(block, 0), half(block, 2))
+    }
+    #[inline(always)]
+    fn quants(block: &[u8; 20]) -> [f32; BLOCK_LEN] {
+        nibbles(block.last_chunk().unwrap_or(&[0; 16]), 0)
+    }
+}

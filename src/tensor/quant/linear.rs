@@ -1,0 +1,119 @@
+//! [`linear`]: `x · Wᵀ` for a block-quantized `W` and `f32` activations,
+//! without dequantizing `W` (the checks, the threads; the kernel is in
+//! `kernel.rs`).
+
+use super::blocks::QBlocks;
+use super::format::{BLOCK_LEN, BlockFormat};
+use super::kernel::{Task, block_sums};
+use crate::error::Error;
+use crate::tensor::array::base::Tensor;
+use crate::tensor::array::borrow::AsView;
+use crate::tensor::traverse::alloc::{try_buffer, try_filled};
+use crate::tensor::traverse::parallel::{Split, for_each_block};
+use crate::tensor::traverse::simd::{Dispatch, threads_for, tuning};
+
+/// Weight rows per task at least (a few cache lines of blocks each).
+const MIN_ROWS_PER_TASK: usize = 16;
+
+/// `x · Wᵀ`: `[m, k] x [n, k]ᵀ -> [m, n]`, the product of `f32` activations
+/// with a block-quantized weight matrix stored `[out, in]` (PyTorch's
+/// `F.linear(x, W)` without bias, ggml's `mul_mat`; a GGUF `[k, n]` weight
+/// is this `[n, k]`). `W` is never dequantized into memory: each block is
+/// unpacked in registers and used for up to four activation rows.
+///
+/// Numerics: `f32` activations and accumulation (no quantized
+/// activations), fused multiply-adds in the fixed order documented in the
+/// kernel: per block, the dot of its quantized values with `x` in 16
+/// lanes, scaled by `d` into 16 running sums, the `Q4_1` offset as
+/// `m · Σx` per block, the lanes added pairwise at the end. The result is
+/// bit-identical for every thread count, SIMD level and layout of `x`; it
+/// differs from `x · dequantize(W)ᵀ` by rounding only (the order differs).
+///
+/// Threads: rayon's current pool, over blocks of weight rows (`n`); small
+/// products stay on the calling thread.
+///
+/// # Errors
+/// [`Error::LinearInnerMismatch`] when `x`'s last extent is not `W`'s;
+/// [`Error::AllocationFailed`] for the output or the scratch (`Σx` per
+/// block, a copy of `x` when its rows are not contiguous).
+///
+/// ```
+/// use llm_from_scratch::{prelude::*, tensor::{f16, quant::{linear, QBlocks, Q8_0}}};
+/// // W = [2, 32]: row 0 all 1s, row 1 all 2s (d = 1, q = 1 or 2).
+/// let mut bytes = Vec::new();
+/// for q in [1u8, 2] {
+///     bytes.extend(f16::from_f32(1.0).to_le_bytes());
+///     bytes.extend([q; 32]);
+/// }
+/// let w = QBlocks::<2, Q8_0>::from_bytes([2, 32], &bytes)?;
+/// let x = Tensor::<2, f32>::full([3, 32], 0.5)?;
+/// let y = linear(&x, &w)?;                  // [3, 32] x [2, 32]ᵀ
+/// assert_eq!(y.shape(), &[3, 2]);
+/// assert_eq!(y.as_slice()[..2], [16.0, 32.0]);
+/// assert!(linear(&Tensor::<2, f32>::zeros([1, 64])?, &w).is_err());
+/// # Ok::<(), llm_from_scratch::Error>(())
+/// ```
+pub fn linear<F: BlockFormat>(
+    x: &impl AsView<2, f32>,
+    w: &QBlocks<'_, 2, F>,
+) -> Result<Tensor<2, f32>, Error> {
+    let op = "linear";
+    let x = x.as_view();
+    let [m, k] = *x.shape();
+    let [n, w_k] = *w.shape();
+    if k != w_k {
+        return Err(Error::LinearInnerMismatch { op, x_k: k, w_k });
+    }
+    let failed = |elements| Error::AllocationFailed { op, elements };
+    let copied;
+    let x_values: &[f32] = match x.as_contiguous_slice() {
+        Some(values) if x.is_contiguous() => values,
+        _ => {
+            let mut values = try_buffer(m * k).map_err(|e| failed(e.elements))?;
+            values.extend(x.iter().copied());
+            copied = values;
+            &copied
+        }
+    };
+    let per_row = k / BLOCK_LEN;
+    let (x_blocks, _) = x_values.as_chunks::<BLOCK_LEN>();
+    let mut sums = try_filled(m * per_row, 0.0_f32).map_err(|e| failed(e.elements))?;
+    if per_row > 0 {
+        for (row, sums) in x_blocks
+            .chunks_exact(per_row)
+            .zip(sums.chunks_exact_mut(per_row))
+        {
+            block_sums(row.as_flattened(), sums);
+        }
+    }
+    // Transposed: each task writes whole weight rows' outputs.
+    let mut out_t = try_filled(n * m, 0.0_f32).map_err(|e| failed(e.elements))?;
+    let tuning = tuning();
+    let dispatch = Dispatch::new(tuning.simd);
+    let flops = 2_u64
+        .saturating_mul((m * n) as u64)
+        .saturating_mul(k as u64);
+    let threads = threads_for(flops, tuning);
+    let split = Split {
+        unit: m,
+        min_units: MIN_ROWS_PER_TASK,
+    };
+    let sums = &sums;
+    for_each_block(&mut out_t, split, threads, |rows, block| {
+        dispatch.compile(Task::<F> {
+            w: w.blocks(),
+            per_row,
+            first: rows.start,
+            x: x_blocks,
+            sums,
+            m,
+            out: block,
+        });
+    });
+    if m <= 1 {
+        return Tensor::from_vec([m, n], out_t);
+    }
+    let mut out = try_buffer(m * n).map_err(|e| failed(e.elements))?;
+    out.extend((0..m * n).map(|at| out_t[(at % n) * m + at / n]));
+    Tensor::from_vec([m, n], out)
+}
