@@ -686,6 +686,91 @@ pub enum Error {
         /// What went wrong with it.
         source: Box<Error>,
     },
+
+    // ---- tokenizer (feature `gguf`) ----
+    /// `Tokenizer::new`: a tokenizer model or pre-tokenizer this crate does not implement.
+    #[error("Tokenizer::new: {key} `{name}` is not supported (supported: {supported})")]
+    UnsupportedTokenizer {
+        /// The GGUF key: `tokenizer.ggml.model` or `tokenizer.ggml.pre`.
+        key: &'static str,
+        /// Its value.
+        name: String,
+        /// The values that are supported.
+        supported: &'static str,
+    },
+    /// `Tokenizer::new`: more tokens than `u32` ids can name.
+    #[error("Tokenizer::new: {tokens} tokens, ids are u32 so at most 4294967295 fit")]
+    VocabularyTooLarge {
+        /// The number of tokens given.
+        tokens: usize,
+    },
+    /// `Tokenizer::new`: the token types are neither empty nor one per token.
+    #[error("Tokenizer::new: {types} token types were given for {tokens} tokens")]
+    TokenTypesLengthMismatch {
+        /// The number of tokens.
+        tokens: usize,
+        /// The number of token types.
+        types: usize,
+    },
+    /// `Tokenizer::new`: a token type outside GGUF's `0..=6`.
+    #[error("Tokenizer::new: token {id} has the type {value}, GGUF's token types are 0..=6")]
+    UnknownTokenType {
+        /// The token id.
+        id: u32,
+        /// Its type value.
+        value: i32,
+    },
+    /// A token id past the vocabulary (`decode`, or a special id given to `Tokenizer::new`).
+    #[error("{op}: token id {id} is not below the vocabulary size {vocab_size}")]
+    TokenIdOutOfRange {
+        /// The operation called.
+        op: &'static str,
+        /// The id.
+        id: u32,
+        /// The number of tokens.
+        vocab_size: usize,
+    },
+    /// `Tokenizer::new`: a merge that is not `"left right"` with both sides non-empty.
+    #[error("Tokenizer::new: merge {index} `{merge}` is not two tokens separated by a space")]
+    MalformedMerge {
+        /// The merge's position (its rank).
+        index: usize,
+        /// The merge.
+        merge: String,
+    },
+    /// `Tokenizer::new`: a merge's left, right or joined token is not in the vocabulary.
+    #[error(
+        "Tokenizer::new: merge {index} `{merge}` names the token `{token}`, which is not in the vocabulary"
+    )]
+    UnknownMergeToken {
+        /// The merge's position (its rank).
+        index: usize,
+        /// The merge.
+        merge: String,
+        /// The missing token.
+        token: String,
+    },
+    /// `encode`: a byte of the text that no token spells alone.
+    #[error(
+        "encode: the byte {byte:#04x} at offset {offset} of the text has no token in the vocabulary"
+    )]
+    UnencodableByte {
+        /// The byte.
+        byte: u8,
+        /// Its offset in the text, in bytes.
+        offset: usize,
+    },
+    /// `render_chat` on a tokenizer whose spec had no chat template.
+    #[error("render_chat: the tokenizer has no chat template (no tokenizer.chat_template key)")]
+    MissingChatTemplate,
+    /// A chat template that does not compile or fails to render.
+    #[error("{op}: chat template: {message}")]
+    ChatTemplate {
+        /// The operation called.
+        op: &'static str,
+        /// MiniJinja's message.
+        message: String,
+    },
 }
 
 impl Error {

@@ -81,6 +81,8 @@
 
 pub mod error;
 pub mod tensor;
+#[cfg(feature = "gguf")]
+pub mod tokenizer;
 
 pub use error::{Error, TensorError, TensorOpError, TensorViewError};
 pub use tensor::{
