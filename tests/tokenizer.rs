@@ -8,139 +8,10 @@
 //! The fixture `tests/fixtures/smollm2/tokenizer.gguf` is the model file's
 //! metadata with no tensors.
 
+use llm_from_scratch::tensor::gguf::Gguf;
 use llm_from_scratch::tokenizer::{ChatMessage, PreTokenizer, TokenType, Tokenizer, TokenizerSpec};
 use serde_json::Value;
 use std::path::PathBuf;
-
-/// Test scaffolding, replaced by `crate::tensor::gguf` at merge: a walker
-/// over the key-value section of a GGUF v3 file, enough to read the
-/// `tokenizer.*` keys (layout: magic `GGUF`, u32 version, u64 tensor count,
-/// u64 key count, then per key: u64 length + bytes, u32 type, value;
-/// strings are u64 length + bytes; arrays are u32 item type, u64 count,
-/// items; all little-endian).
-mod gguf_meta {
-    use std::collections::HashMap;
-
-    /// A metadata value.
-    #[derive(Debug, Clone, PartialEq)]
-    pub enum Meta {
-        Int(i64),
-        Float(f64),
-        Bool(bool),
-        Str(String),
-        Array(Vec<Meta>),
-    }
-
-    impl Meta {
-        pub fn as_str(&self) -> Option<&str> {
-            match self {
-                Meta::Str(s) => Some(s),
-                _ => None,
-            }
-        }
-        pub fn as_int(&self) -> Option<i64> {
-            match self {
-                Meta::Int(i) => Some(*i),
-                _ => None,
-            }
-        }
-        pub fn as_bool(&self) -> Option<bool> {
-            match self {
-                Meta::Bool(b) => Some(*b),
-                _ => None,
-            }
-        }
-        pub fn as_array(&self) -> Option<&[Meta]> {
-            match self {
-                Meta::Array(a) => Some(a),
-                _ => None,
-            }
-        }
-    }
-
-    struct Reader<'a> {
-        bytes: &'a [u8],
-        at: usize,
-    }
-
-    impl Reader<'_> {
-        fn take(&mut self, n: usize) -> Result<&[u8], String> {
-            let end = self.at.checked_add(n).filter(|&e| e <= self.bytes.len());
-            let end = end.ok_or_else(|| format!("truncated at byte {}", self.at))?;
-            let out = &self.bytes[self.at..end];
-            self.at = end;
-            Ok(out)
-        }
-        fn array<const N: usize>(&mut self) -> Result<[u8; N], String> {
-            Ok(self.take(N)?.try_into().expect("N bytes"))
-        }
-        fn u32(&mut self) -> Result<u32, String> {
-            Ok(u32::from_le_bytes(self.array()?))
-        }
-        fn u64(&mut self) -> Result<u64, String> {
-            Ok(u64::from_le_bytes(self.array()?))
-        }
-        fn len(&mut self) -> Result<usize, String> {
-            let n = self.u64()?;
-            // Every item takes at least one byte: a count past the rest is corrupt.
-            usize::try_from(n)
-                .ok()
-                .filter(|&n| n <= self.bytes.len() - self.at)
-                .ok_or_else(|| format!("count {n} past the end of the file"))
-        }
-        fn string(&mut self) -> Result<String, String> {
-            let n = self.len()?;
-            String::from_utf8(self.take(n)?.to_vec()).map_err(|e| e.to_string())
-        }
-        fn value(&mut self, kind: u32) -> Result<Meta, String> {
-            Ok(match kind {
-                0 => Meta::Int(i64::from(self.array::<1>()?[0])),
-                1 => Meta::Int(i64::from(i8::from_le_bytes(self.array()?))),
-                2 => Meta::Int(i64::from(u16::from_le_bytes(self.array()?))),
-                3 => Meta::Int(i64::from(i16::from_le_bytes(self.array()?))),
-                4 => Meta::Int(i64::from(self.u32()?)),
-                5 => Meta::Int(i64::from(i32::from_le_bytes(self.array()?))),
-                6 => Meta::Float(f64::from(f32::from_le_bytes(self.array()?))),
-                7 => Meta::Bool(self.array::<1>()?[0] != 0),
-                8 => Meta::Str(self.string()?),
-                9 => {
-                    let item = self.u32()?;
-                    let n = self.len()?;
-                    let mut items = Vec::with_capacity(n);
-                    for _ in 0..n {
-                        items.push(self.value(item)?);
-                    }
-                    Meta::Array(items)
-                }
-                10 => Meta::Int(i64::try_from(self.u64()?).map_err(|e| e.to_string())?),
-                11 => Meta::Int(i64::from_le_bytes(self.array()?)),
-                12 => Meta::Float(f64::from_le_bytes(self.array()?)),
-                _ => return Err(format!("unknown value type {kind}")),
-            })
-        }
-    }
-
-    /// The key-value metadata of a GGUF v3 file.
-    pub fn read(bytes: &[u8]) -> Result<HashMap<String, Meta>, String> {
-        let mut r = Reader { bytes, at: 0 };
-        if r.take(4)? != b"GGUF" {
-            return Err("not a GGUF file".into());
-        }
-        let version = r.u32()?;
-        if version != 3 {
-            return Err(format!("GGUF version {version}, expected 3"));
-        }
-        let _tensors = r.u64()?;
-        let keys = r.len()?;
-        let mut meta = HashMap::new();
-        for _ in 0..keys {
-            let key = r.string()?;
-            let kind = r.u32()?;
-            meta.insert(key, r.value(kind)?);
-        }
-        Ok(meta)
-    }
-}
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -153,42 +24,11 @@ fn json(name: &str) -> Value {
     serde_json::from_str(&text).expect("fixture JSON")
 }
 
-/// The spec from the GGUF metadata (what `crate::tensor::gguf` will fill).
+/// The spec from the GGUF metadata, read by the crate's GGUF reader.
 fn smollm2_spec() -> TokenizerSpec {
     let bytes = std::fs::read(fixture("tokenizer.gguf")).expect("tokenizer.gguf");
-    let meta = gguf_meta::read(&bytes).expect("GGUF metadata");
-    let strings = |key: &str| -> Vec<String> {
-        meta[key]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|v| v.as_str().unwrap().to_owned())
-            .collect()
-    };
-    let id = |key: &str| {
-        meta.get(key)
-            .map(|v| u32::try_from(v.as_int().unwrap()).unwrap())
-    };
-    let mut spec = TokenizerSpec::default();
-    spec.model = meta["tokenizer.ggml.model"].as_str().unwrap().to_owned();
-    spec.pre = meta["tokenizer.ggml.pre"].as_str().unwrap().to_owned();
-    spec.tokens = strings("tokenizer.ggml.tokens");
-    spec.merges = strings("tokenizer.ggml.merges");
-    spec.token_types = meta["tokenizer.ggml.token_type"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|v| i32::try_from(v.as_int().unwrap()).unwrap())
-        .collect();
-    spec.bos = id("tokenizer.ggml.bos_token_id");
-    spec.eos = id("tokenizer.ggml.eos_token_id");
-    spec.pad = id("tokenizer.ggml.padding_token_id");
-    spec.unk = id("tokenizer.ggml.unknown_token_id");
-    spec.add_bos = meta["tokenizer.ggml.add_bos_token"].as_bool().unwrap();
-    spec.chat_template = meta
-        .get("tokenizer.chat_template")
-        .map(|v| v.as_str().unwrap().to_owned());
-    spec
+    let gguf = Gguf::parse(&bytes).expect("GGUF metadata");
+    TokenizerSpec::from_gguf(&gguf).expect("the tokenizer keys")
 }
 
 fn smollm2() -> Tokenizer {

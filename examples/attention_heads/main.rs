@@ -21,13 +21,14 @@
 //! `times` (the time table), `tests` (unit tests: `cargo test --example
 //! attention_heads`); shared with other examples, from `examples/common/`:
 //! `audit` (recorder, ledger, counting allocator, byte report), `flags`
-//! (flag parsing), `prng` (seeded input).
+//! (flag parsing), `prng` (SplitMix64, drawn by `input`).
 
 mod args;
 #[path = "../common/audit/mod.rs"]
 mod audit;
 #[path = "../common/flags.rs"]
 mod flags;
+mod input;
 mod naive;
 mod pipeline;
 #[path = "../common/prng.rs"]
@@ -93,7 +94,7 @@ fn run(config: &Config) -> Result<bool, llm_from_scratch::Error> {
 
     let mut ledger = Ledger::new(heap::requested_bytes);
     ledger.step(format_args!("0 · input: packed projection qkv [B, T, 3C]"));
-    let qkv = prng::tensor([b, t, 3 * c], prng::SEED)?;
+    let qkv = input::tensor([b, t, 3 * c], input::SEED)?;
     ledger.owner(format_args!("qkv"), Made::Input, &qkv);
     ledger.print_new();
 

@@ -8,9 +8,9 @@
 
 use crate::args::Dims;
 use crate::audit::record::{Made, Recorder};
+use crate::input;
 use crate::naive::{Naive, Which, select_rows};
 use crate::pipeline;
-use crate::prng;
 use llm_from_scratch::prelude::*;
 use std::fmt::Arguments;
 
@@ -84,7 +84,7 @@ fn logged_run(qkv: &Tensor<3>, dims: &Dims) -> Log {
 fn only_the_announced_views_are_copied() {
     // The NumPy fixture's sizes and input (B = 2, T = 5, H = 3, D = 4).
     let dims = Dims::new(2, 5, 3, 4).unwrap();
-    let log = logged_run(&prng::tensor([2, 5, 36], prng::SEED).unwrap(), &dims);
+    let log = logged_run(&input::tensor([2, 5, 36], input::SEED).unwrap(), &dims);
     // Only the merge copies: split_axis splits the parts of qkv in place.
     assert_eq!(log.copies(), ["Y.….materialize()"]);
     let refused = |name: &str| {
@@ -134,7 +134,7 @@ fn a_single_position_needs_no_copy_at_all() {
     // B·T = 1: each part is contiguous (reshape agrees); [1, H, 1, D]
     // permuted to [1, 1, H, D] merges heads and lanes without a copy.
     let dims = Dims::new(1, 1, 3, 2).unwrap();
-    let qkv = prng::tensor([1, 1, 18], prng::SEED).unwrap();
+    let qkv = input::tensor([1, 1, 18], input::SEED).unwrap();
     let log = logged_run(&qkv, &dims);
     assert!(
         log.copies().is_empty(),
@@ -170,7 +170,7 @@ fn the_pipeline_matches_the_plain_loop_reference_bit_for_bit() {
         (1, 300, 2, 8, every(300, 37)),
     ] {
         let dims = Dims::new(b, t, h, d).unwrap();
-        let qkv = prng::tensor([b, t, 3 * h * d], 7 + b as u64).unwrap();
+        let qkv = input::tensor([b, t, 3 * h * d], 7 + b as u64).unwrap();
         let reference = Naive::new(qkv.as_slice(), b, t, h, d);
         let parts = pipeline::chunk_qkv(&qkv, &mut ()).unwrap();
         let heads = pipeline::split_heads(&parts, &dims, &mut ()).unwrap();

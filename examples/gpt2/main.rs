@@ -12,6 +12,7 @@ mod args;
 mod config;
 mod generate;
 mod model;
+#[path = "../common/report.rs"]
 mod report;
 #[cfg(test)]
 mod tests;

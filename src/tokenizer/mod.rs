@@ -44,6 +44,7 @@ mod chat;
 mod conversation;
 mod decode;
 mod encode;
+mod from_gguf;
 mod pretokenize;
 mod spec;
 mod special;

@@ -7,7 +7,7 @@ use crate::error::Error;
 use crate::tensor::array::base::{Tensor, View};
 use crate::tensor::array::borrow::AsView;
 use crate::tensor::element::{bf16, f16};
-use crate::tensor::ops::{cast, matmul};
+use crate::tensor::ops::{cast, index_select, matmul};
 use crate::tensor::quant::{Q4_0, Q4_1, Q8_0, QBlocks, linear};
 
 /// A rank-`R` tensor of a GGUF file, borrowed in its stored type: a
@@ -144,6 +144,36 @@ impl<'a, const R: usize> GgufTensor<'a, R> {
 }
 
 impl<'a> GgufTensor<'a, 2> {
+    /// Rows `indices` of this table `[rows, cols]` as `f32`, `[indices.len(),
+    /// cols]`: the embedding lookup. Only the selected rows are read
+    /// (dequantized or widened); the table is not copied.
+    ///
+    /// # Errors
+    /// [`Error::IndexSelectOutOfBounds`] naming the first index past the
+    /// rows; [`Error::AllocationFailed`].
+    ///
+    /// ```
+    /// use llm_from_scratch::tensor::gguf::Gguf;
+    /// # let bytes = std::fs::read("tests/fixtures/gguf/quant.gguf")?;
+    /// let gguf = Gguf::parse(&bytes)?;
+    /// let table = gguf.tensor::<2>("q8_0")?;            // [3, 64]
+    /// let rows = table.rows(&[2, 0])?;
+    /// let all = table.dequantize()?;
+    /// assert_eq!(rows.as_slice()[..64], all.as_slice()[128..]);
+    /// assert!(table.rows(&[3]).is_err());
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn rows(&self, indices: &[usize]) -> Result<Tensor<2, f32>, Error> {
+        match self {
+            Self::F32(v) => index_select(v, 0, indices),
+            Self::F16(v) => cast::<f32, _, f16>(&index_select(v, 0, indices)?),
+            Self::BF16(v) => cast::<f32, _, bf16>(&index_select(v, 0, indices)?),
+            Self::Q8_0(q) => q.dequantize_rows(indices),
+            Self::Q4_0(q) => q.dequantize_rows(indices),
+            Self::Q4_1(q) => q.dequantize_rows(indices),
+        }
+    }
+
     /// `x · Wᵀ` for this weight `W` stored `[out, in]`: `[m, k] x [n, k]ᵀ ->
     /// [m, n]` in `f32`. Quantized weights go through [`linear`] (no
     /// dequantized copy); `F32` through `matmul` with `Wᵀ` as a view (no

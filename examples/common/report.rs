@@ -1,4 +1,6 @@
 //! What a run measured: speed against the memory-bandwidth bound, and memory.
+//!
+//! Included by `gpt2` and `llama` with `#[path = "../common/report.rs"] mod report;`.
 
 use std::time::{Duration, Instant};
 
