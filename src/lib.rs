@@ -65,6 +65,11 @@
 //! - **Checkpoints** ([`tensor::weights`], feature `safetensors`): views
 //!   straight over a safetensors file in any float dtype, converting reads,
 //!   a writer, a buffer read at the file's size or memory-mapped (feature `mmap`).
+//! - **GGUF and quantized weights** ([`tensor::gguf`], [`tensor::quant`], on
+//!   by default): a bounds-checked GGUF v2/v3 reader (typed metadata, tensor
+//!   infos, tensors borrowed as views or `Q8_0` / `Q4_0` / `Q4_1` blocks),
+//!   `dequantize`, and `x · Wᵀ` straight from the blocks
+//!   ([`linear`](tensor::quant::linear)).
 //! - **Errors** ([`Error`]): one enum for the crate.
 //!
 //! ## Examples
@@ -74,6 +79,7 @@
 //! | `cargo run --release --example attention_heads` | GPT-2 attention's layouts at full size, every step's layout trace and copies, checked against plain loops |
 //! | `cargo run --release --features safetensors --example gpt2` | a whole GPT-2 decoder with a KV cache on safetensors weights (F16 / BF16 / F32 / F64), checked against transformers, timed against the bandwidth bound |
 //! | `cargo run --release --features safetensors --example minilm_attention` | a BERT encoder layer (all-MiniLM-L6-v2) checked against transformers |
+//! | `cargo run --release --example gguf_info -- PATH.gguf` | a GGUF file's metadata and tensor types, and `linear`'s speed on its matrices |
 //! | `cargo run --example 01_views` … `04_attention` | the view, broadcast / reduce, split-heads and attention steps one at a time |
 #![forbid(unsafe_code)]
 #![warn(missing_docs)]

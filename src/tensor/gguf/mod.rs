@@ -33,6 +33,7 @@
 
 mod cursor;
 mod file;
+mod metadata;
 mod tensor;
 mod tensor_info;
 mod value;

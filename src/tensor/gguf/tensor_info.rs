@@ -299,7 +299,7 @@ impl<'a> GgufTensorInfo<'a> {
             let bytes = (elements / block_len)
                 .checked_mul(self.ggml_type.block_bytes())
                 .ok_or(Error::ShapeOverflow { op })?;
-            if self.offset % alignment as u64 != 0 {
+            if !self.offset.is_multiple_of(alignment as u64) {
                 return Err(Error::GgufMisalignedTensor {
                     offset: self.offset,
                     alignment,

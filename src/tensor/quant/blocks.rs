@@ -84,7 +84,7 @@ impl<'a, const R: usize, F: BlockFormat> QBlocks<'a, R, F> {
     /// ```
     pub fn from_bytes(shape: [usize; R], bytes: &'a [u8]) -> Result<Self, Error> {
         let op = "QBlocks::from_bytes";
-        let count = block_count::<F>(&shape, op)?;
+        let count = block_count(&shape, op)?;
         let expected = count
             .checked_mul(F::BLOCK_BYTES)
             .ok_or(Error::ShapeOverflow { op })?;
@@ -214,7 +214,7 @@ impl<'a, F: BlockFormat> QBlocks<'a, 2, F> {
 
 /// The number of blocks of a logical `shape` ([`QBlocks::from_bytes`]'s
 /// shape errors).
-fn block_count<F: BlockFormat>(shape: &[usize], op: &'static str) -> Result<usize, Error> {
+fn block_count(shape: &[usize], op: &'static str) -> Result<usize, Error> {
     let Some(&row_len) = shape.last() else {
         return Err(Error::RankTooSmall {
             op,

@@ -97,10 +97,12 @@ pub struct Q4_0;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Q4_1;
 
-/// The `f16` at `bytes[at..at + 2]`, little-endian, as `f32` (exact).
+/// The `f16` at `bytes[at..at + 2]`, little-endian, as `f32` (exact; the
+/// crate `half`'s bit-level conversion, which inlines into the kernels,
+/// not its run-time dispatch to F16C).
 #[inline(always)]
 fn half(bytes: &[u8], at: usize) -> f32 {
-    f16::from_le_bytes([bytes[at], bytes[at + 1]]).to_f32()
+    f16::from_le_bytes([bytes[at], bytes[at + 1]]).to_f32_const()
 }
 
 /// The 32 nibbles of `qs` (value `j` low, value `j + 16` high), minus `bias`.

@@ -131,8 +131,8 @@ impl<F: BlockFormat> Compiled for Task<'_, '_, F> {
                 out[i..i + ROWS].copy_from_slice(&dots);
                 i += ROWS;
             }
-            for i in i..m {
-                out[i] = dot_rows::<F, 1>(w, [x_row(i)], [sum_row(i)])[0];
+            for (i, slot) in out.iter_mut().enumerate().skip(i) {
+                *slot = dot_rows::<F, 1>(w, [x_row(i)], [sum_row(i)])[0];
             }
         }
     }

@@ -34,6 +34,7 @@ const MIN_ROWS_PER_TASK: usize = 16;
 ///
 /// # Errors
 /// [`Error::LinearInnerMismatch`] when `x`'s last extent is not `W`'s;
+/// [`Error::ShapeOverflow`] when `m · n` does not fit in `usize`;
 /// [`Error::AllocationFailed`] for the output or the scratch (`Σx` per
 /// block, a copy of `x` when its rows are not contiguous).
 ///
@@ -64,6 +65,7 @@ pub fn linear<F: BlockFormat>(
     if k != w_k {
         return Err(Error::LinearInnerMismatch { op, x_k: k, w_k });
     }
+    let outputs = m.checked_mul(n).ok_or(Error::ShapeOverflow { op })?;
     let failed = |elements| Error::AllocationFailed { op, elements };
     let copied;
     let x_values: &[f32] = match x.as_contiguous_slice() {
@@ -87,7 +89,7 @@ pub fn linear<F: BlockFormat>(
         }
     }
     // Transposed: each task writes whole weight rows' outputs.
-    let mut out_t = try_filled(n * m, 0.0_f32).map_err(|e| failed(e.elements))?;
+    let mut out_t = try_filled(outputs, 0.0_f32).map_err(|e| failed(e.elements))?;
     let tuning = tuning();
     let dispatch = Dispatch::new(tuning.simd);
     let flops = 2_u64
@@ -113,7 +115,7 @@ pub fn linear<F: BlockFormat>(
     if m <= 1 {
         return Tensor::from_vec([m, n], out_t);
     }
-    let mut out = try_buffer(m * n).map_err(|e| failed(e.elements))?;
-    out.extend((0..m * n).map(|at| out_t[(at % n) * m + at / n]));
+    let mut out = try_buffer(outputs).map_err(|e| failed(e.elements))?;
+    out.extend((0..outputs).map(|at| out_t[(at % n) * m + at / n]));
     Tensor::from_vec([m, n], out)
 }

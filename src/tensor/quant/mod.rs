@@ -3,7 +3,7 @@
 //! tensors, and `x · Wᵀ` straight from the blocks ([`linear`]).
 //!
 //! A GGUF file stores most of a model's matrices this way (see
-//! [`gguf`](crate::tensor::gguf)): a row of values is cut into blocks of 32,
+//! the module `tensor::gguf`): a row of values is cut into blocks of 32,
 //! each with an `f16` scale (and for `Q4_1` an offset) and 8- or 4-bit
 //! integers ([`BlockFormat`] has the layouts). The formats are ggml's
 //! (`ggml-quants.c`); the Python package `gguf` (`gguf.quants`) is the
