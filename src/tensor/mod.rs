@@ -79,6 +79,10 @@ pub mod dynamic {
         softmax_axis_into, stack, stack_into, sum_axis, sum_axis_into,
     };
     #[doc(no_inline)]
+    pub use super::ops::{
+        Function, add, add_into, div, div_into, mul, mul_into, sub, sub_into, unary, unary_into,
+    };
+    #[doc(no_inline)]
     pub use super::{DynCellView, DynRank, DynTensor, DynView, DynViewMut};
 }
 

@@ -57,6 +57,7 @@
 //! [`Error::AllocationFailed`]: crate::Error::AllocationFailed
 //! [`Error::OutputShapeMismatch`]: crate::Error::OutputShapeMismatch
 
+mod arith;
 mod broadcast;
 mod cast;
 mod gather;
@@ -64,6 +65,7 @@ mod map;
 mod matmul;
 mod reduce;
 mod softmax;
+mod unary;
 mod widen;
 
 pub use broadcast::{ShapeRef, broadcast_shape};
@@ -74,6 +76,8 @@ pub use matmul::{MatmulStrategy, matmul, matmul_into};
 pub use reduce::{argmax_axis, argmax_axis_into};
 pub use reduce::{max_axis, max_axis_into, mean_axis, mean_axis_into, sum_axis, sum_axis_into};
 pub use softmax::{softmax_axis, softmax_axis_into};
+pub use unary::{Function, unary, unary_into};
+pub use arith::{add, add_into, div, div_into, mul, mul_into, sub, sub_into};
 
 use crate::error::Error;
 use crate::tensor::array::base::ArrayBase;
