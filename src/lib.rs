@@ -95,12 +95,12 @@ pub mod prelude {
     pub use crate::error::{Error, TensorError, TensorOpError, TensorViewError};
     #[doc(no_inline)]
     pub use crate::tensor::ops::{
-        argmax_axis, argmax_axis_into, cast, concat, concat_into, index_select, index_select_into,
-        softmax_axis, softmax_axis_into, stack, stack_into,
+        Function, add, add_into, div, div_into, mul, mul_into, sub, sub_into, unary, unary_into,
     };
     #[doc(no_inline)]
     pub use crate::tensor::ops::{
-        Function, add, add_into, div, div_into, mul, mul_into, sub, sub_into, unary, unary_into,
+        argmax_axis, argmax_axis_into, cast, concat, concat_into, index_select, index_select_into,
+        softmax_axis, softmax_axis_into, stack, stack_into,
     };
     #[doc(no_inline)]
     pub use crate::tensor::ops::{

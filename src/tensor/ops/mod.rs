@@ -68,6 +68,7 @@ mod softmax;
 mod unary;
 mod widen;
 
+pub use arith::{add, add_into, div, div_into, mul, mul_into, sub, sub_into};
 pub use broadcast::{ShapeRef, broadcast_shape};
 pub use cast::cast;
 pub use gather::{concat, concat_into, index_select, index_select_into, stack, stack_into};
@@ -77,7 +78,6 @@ pub use reduce::{argmax_axis, argmax_axis_into};
 pub use reduce::{max_axis, max_axis_into, mean_axis, mean_axis_into, sum_axis, sum_axis_into};
 pub use softmax::{softmax_axis, softmax_axis_into};
 pub use unary::{Function, unary, unary_into};
-pub use arith::{add, add_into, div, div_into, mul, mul_into, sub, sub_into};
 
 use crate::error::Error;
 use crate::tensor::array::base::ArrayBase;

@@ -31,10 +31,6 @@ pub(crate) enum Arith {
 }
 
 impl Arith {
-    /// Every operation, in declaration order.
-    #[cfg(test)]
-    pub(crate) const ALL: [Arith; 4] = [Arith::Add, Arith::Sub, Arith::Mul, Arith::Div];
-
     /// The public names: the function, its `_into` form, the in-place form.
     pub(crate) fn names(self) -> [&'static str; 3] {
         match self {

@@ -84,9 +84,15 @@ fn check_layouts<F: Float + Element<Acc = F> + crate::tensor::math::Math>(
         }
     })
     .expect("a wide owner");
-    let strided = wide.view().slice_step(1, 0..2 * COLUMNS, 2).expect("a slice");
+    let strided = wide
+        .view()
+        .slice_step(1, 0..2 * COLUMNS, 2)
+        .expect("a slice");
     let row = Tensor::from_vec([COLUMNS], values[..COLUMNS].to_vec()).expect("a row");
-    let broadcast = row.view().broadcast_to([ROWS, COLUMNS]).expect("a broadcast");
+    let broadcast = row
+        .view()
+        .broadcast_to([ROWS, COLUMNS])
+        .expect("a broadcast");
     let row_model = bits(&model[..COLUMNS].repeat(ROWS));
     let dynamic = owner.clone().into_dyn();
     for simd in [SimdLevel::Baseline, SimdLevel::Avx2, SimdLevel::Best] {
@@ -97,7 +103,11 @@ fn check_layouts<F: Float + Element<Acc = F> + crate::tensor::math::Math>(
                 assert_eq!(got(unary(&owner, function)), want, "contiguous {label}");
                 assert_eq!(got(unary(&back, function)), want, "transposed {label}");
                 assert_eq!(got(unary(&strided, function)), want, "strided {label}");
-                assert_eq!(got(unary(&broadcast, function)), row_model, "broadcast {label}");
+                assert_eq!(
+                    got(unary(&broadcast, function)),
+                    row_model,
+                    "broadcast {label}"
+                );
                 let dynamic = unary(&dynamic, function).expect("a dynamic result");
                 assert_eq!(dynamic.shape(), &[ROWS, COLUMNS]);
                 assert_eq!(bits(dynamic.as_slice()), want, "dynamic {label}");
@@ -186,6 +196,9 @@ fn errors_name_the_function_called() {
     let mut wrong = Tensor::<1, f32>::zeros([6]).expect("out").into_dyn();
     assert!(matches!(
         unary_into(&dynamic, Function::Ln, &mut wrong),
-        Err(Error::OutputShapeMismatch { op: "unary_into", .. })
+        Err(Error::OutputShapeMismatch {
+            op: "unary_into",
+            ..
+        })
     ));
 }
