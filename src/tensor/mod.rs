@@ -11,7 +11,7 @@
 //! | [`Dimension`]: [`Rank`], [`DynRank`]; [`IntoShape`] | the dimension parameter and shape arguments |
 //! | [`Storage`], [`Readable`], [`Borrowed`], [`Writable`], [`Cells`] | the storage parameter and what each storage allows |
 //! | [`Element`], [`Float`] | element types: what a kernel stores, and the type it computes in |
-//! | [`ops`] | broadcasting, maps, reductions, matrix products, gathers, softmax (free functions; each is also a method) |
+//! | [`ops`] | broadcasting, maps, named elementwise functions and arithmetic, reductions, matrix products, gathers, softmax (free functions; each is also a method) |
 //! | [`rank`] | rank arithmetic in the type system ([`RemoveAxis`], [`InsertAxis`], [`BroadcastRank`], ...) |
 //! | [`Axes1`] … [`Axes8`] | compile-time axis lists for `permute_axes` |
 //! | [`Error`] | the one error type |

@@ -89,7 +89,7 @@ pub fn unary<D: Dimension, T: Element>(
 }
 
 /// [`unary`] into a caller's owner of the same shape, reusing its storage;
-/// allocates nothing for `f32` / `f64` (a stack buffer stages half types).
+/// allocates nothing (half types are staged through a stack buffer).
 ///
 /// # Errors
 /// [`Error::OutputShapeMismatch`] (`op: "unary_into"`) if `out` has
