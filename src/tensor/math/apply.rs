@@ -12,7 +12,7 @@ use super::{Math, V};
 use crate::tensor::traverse::simd::{Dispatch, tuning};
 use pulp::{Simd, WithSimd};
 
-/// A named elementwise function of [`unary`](crate::tensor::ops::unary)
+/// A named elementwise function of `unary` (in `tensor::ops`)
 /// and the methods `x.exp()`, `x.silu()`, ...: the crate's own
 /// implementations, the same bits on every SIMD level, thread count and
 /// layout.
