@@ -19,6 +19,9 @@
 //! softmax and index_select cases (`compare/softmax.rs`): the fused softmax
 //! against its composition and ndarray, `index_select` against a plain loop.
 //!
+//! The exp case (`compare/elementwise.rs`): the crate's `x.exp()` against
+//! `map_unary(f32::exp)` and ndarray's `mapv(f32::exp)` on 2^22 values.
+//!
 //! `COMPARE_ALLOC_PROBE=N` skips the benchmarks and runs only the rank-4
 //! view-transform chain `N` times, so `valgrind` can show that the chain
 //! allocates nothing (the heap count does not grow with `N`, see BENCHMARKS.md);
@@ -28,6 +31,8 @@
 mod attention;
 #[path = "compare/candle.rs"]
 mod candle;
+#[path = "compare/elementwise.rs"]
+mod elementwise;
 #[path = "compare/harness.rs"]
 mod harness;
 #[path = "compare/matmul.rs"]
@@ -411,6 +416,7 @@ fn main() {
         softmax::softmax::<f64>(&mut c, masked);
     }
     softmax::index_select_rows(&mut c);
+    elementwise::exp_f32(&mut c);
     decode_step::<f64>(&mut c);
     decode_step::<f32>(&mut c);
     attention::attention_e2e::<f64>(&mut c);

@@ -53,6 +53,14 @@
 //! - **Operations** ([`tensor::ops`], each a function, an `_into` form writing
 //!   into a mutable view, and a method): [`map_unary`](tensor::ops::map_unary),
 //!   [`map_binary`](tensor::ops::map_binary) (broadcasting),
+//!   [`unary`](tensor::ops::unary) with a [`Function`](tensor::ops::Function)
+//!   (`x.exp()`, `x.ln()`, `x.tanh()`, `x.sigmoid()`, `x.silu()`,
+//!   `x.gelu_tanh()`, `x.gelu_erf()`, `x.erf()`, `x.sqrt()`, `x.rsqrt()`,
+//!   `x.recip()`, `x.neg()`, `x.abs()`, `x.square()`: the crate's own math,
+//!   the same bits on every SIMD level), [`add`](tensor::ops::add),
+//!   [`sub`](tensor::ops::sub), [`mul`](tensor::ops::mul),
+//!   [`div`](tensor::ops::div) (broadcasting; in place on a mutable view:
+//!   `add_assign`, ...),
 //!   [`sum_axis`](tensor::ops::sum_axis), [`mean_axis`](tensor::ops::mean_axis),
 //!   [`max_axis`](tensor::ops::max_axis), [`argmax_axis`](tensor::ops::argmax_axis),
 //!   [`softmax_axis`](tensor::ops::softmax_axis), [`matmul`](tensor::ops::matmul)
@@ -101,6 +109,10 @@ pub use tensor::{
 pub mod prelude {
     #[doc(no_inline)]
     pub use crate::error::{Error, TensorError, TensorOpError, TensorViewError};
+    #[doc(no_inline)]
+    pub use crate::tensor::ops::{
+        Function, add, add_into, div, div_into, mul, mul_into, sub, sub_into, unary, unary_into,
+    };
     #[doc(no_inline)]
     pub use crate::tensor::ops::{
         argmax_axis, argmax_axis_into, cast, concat, concat_into, index_select, index_select_into,

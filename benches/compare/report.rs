@@ -140,6 +140,7 @@ pub(crate) fn rows() -> Vec<Row> {
     }
     rows.extend(super::candle::rows());
     rows.extend(super::softmax::rows());
+    rows.extend(super::elementwise::rows());
     for t in ["f64", "f32"] {
         let group = format!("decode/{t}");
         rows.push(row(
@@ -209,8 +210,8 @@ pub(crate) fn report() {
         let nd = median(&format!("{group}/ndarray"));
         // The third reference: memcpy, or for the matmul rows the naive loop
         // (candle-core in the rows against it), the four-call composition for
-        // softmax, the plain loop for index_select.
-        let mc = ["candle", "memcpy", "naive", "composition", "loop"]
+        // softmax, the plain loop for index_select, std's `exp` map for exp.
+        let mc = ["candle", "memcpy", "naive", "composition", "loop", "std"]
             .iter()
             .filter(|&&reference| reference != "candle" || row.against == "candle")
             .find_map(|reference| median(&format!("{group}/{reference}")));
@@ -249,7 +250,7 @@ pub(crate) fn report() {
     }
     println!(
         "memcpy|nv: the naive triple loop (nv) for the matmul rows 9 and 10 (candle-core in \
-         their `vs candle` rows), the four-call composition for softmax, the plain loop for index_select, memcpy otherwise; \
+         their `vs candle` rows), the four-call composition for softmax, the plain loop for index_select, std's exp map for exp, memcpy otherwise; \
          * naive timed on {NAIVE_BATCHES} of {} batches, scaled by {}",
         ATTN[0],
         ATTN[0] / NAIVE_BATCHES

@@ -11,7 +11,7 @@
 //! | [`Dimension`]: [`Rank`], [`DynRank`]; [`IntoShape`] | the dimension parameter and shape arguments |
 //! | [`Storage`], [`Readable`], [`Borrowed`], [`Writable`], [`Cells`] | the storage parameter and what each storage allows |
 //! | [`Element`], [`Float`] | element types: what a kernel stores, and the type it computes in |
-//! | [`ops`] | broadcasting, maps, reductions, matrix products, gathers, softmax (free functions; each is also a method) |
+//! | [`ops`] | broadcasting, maps, named elementwise functions and arithmetic, reductions, matrix products, gathers, softmax (free functions; each is also a method) |
 //! | [`rank`] | rank arithmetic in the type system ([`RemoveAxis`], [`InsertAxis`], [`BroadcastRank`], ...) |
 //! | [`Axes1`] … [`Axes8`] | compile-time axis lists for `permute_axes` |
 //! | [`Error`] | the one error type |
@@ -74,6 +74,10 @@ pub use traverse::offsets::{StridedOffsets, StridedValues};
 /// Use them for ranks above [`MAX_RANK`] or ranks read from a file, and
 /// convert with `into_ranked::<R>()` as soon as the rank is known.
 pub mod dynamic {
+    #[doc(no_inline)]
+    pub use super::ops::{
+        Function, add, add_into, div, div_into, mul, mul_into, sub, sub_into, unary, unary_into,
+    };
     #[doc(no_inline)]
     pub use super::ops::{
         argmax_axis, argmax_axis_into, broadcast_shape, concat, concat_into, index_select,

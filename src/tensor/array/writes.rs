@@ -93,7 +93,9 @@ where
         self.zip_with(source, f, "zip_map_inplace")
     }
 
-    fn zip_with<E: Dimension, U: Copy>(
+    /// [`zip_map_inplace`](ArrayBase::zip_map_inplace) reporting its
+    /// errors as the public method `op` (`assign`, `add_assign`, ...).
+    pub(crate) fn zip_with<E: Dimension, U: Copy>(
         &mut self,
         source: &(impl AsArray<E, U> + ?Sized),
         f: impl FnMut(S::Elem, U) -> S::Elem,

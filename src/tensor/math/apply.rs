@@ -12,37 +12,66 @@ use super::{Math, V};
 use crate::tensor::traverse::simd::{Dispatch, tuning};
 use pulp::{Simd, WithSimd};
 
-/// The elementwise functions [`map_slice`] applies (data: a test or a
-/// kernel plan can inspect which one runs).
+/// A named elementwise function of `unary` (in `tensor::ops`)
+/// and the methods `x.exp()`, `x.silu()`, ...: the crate's own
+/// implementations, the same bits on every SIMD level, thread count and
+/// layout.
+///
+/// Each one is a fixed sequence of exactly rounded IEEE 754 operations, so
+/// the vector code and the one-lane scalar code agree bit for bit. The
+/// error column is the largest distance to the correctly rounded result,
+/// measured over every `f32` input and on 2048 sampled `f64` inputs (against
+/// std / libm in `f64` and mpmath); `f16` / `bf16` inputs are computed in
+/// `f32` and rounded once. NaN inputs come back unchanged; at the
+/// infinities each function takes its limit (`silu(-inf) = -0`,
+/// `tanh(±inf) = ±1`, `exp(-inf) = +0`, `ln(+0) = -inf`); subnormal
+/// results are produced, not flushed. More variants may come, so matches
+/// on it need a wildcard arm.
+///
+/// ```
+/// use llm_from_scratch::prelude::*;
+/// let x = Tensor::from_vec([3], vec![-1.0_f32, 0.0, 2.0])?;
+/// let y = unary(&x, Function::Silu)?; // the same as x.silu()?
+/// assert_eq!(y, x.silu()?);
+/// assert_eq!(y.as_slice()[1], 0.0);
+/// # Ok::<(), llm_from_scratch::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(crate) enum Function {
-    /// `e^x`.
+#[non_exhaustive]
+pub enum Function {
+    /// `e^x`: Cody–Waite reduction, a minimax `expm1` polynomial, scaling
+    /// by `2^n` (SLEEF-style); 1 ulp.
     Exp,
-    /// `ln x`.
+    /// `ln x` (`NaN` below zero, `-inf` at zero): fdlibm's `e_log.c` form; 1 ulp.
     Ln,
-    /// `tanh x`.
+    /// `tanh x`: an odd minimax polynomial near zero, `expm1` beyond
+    /// (Cephes-style split); 1 ulp.
     Tanh,
-    /// `1 / (1 + e^-x)`.
+    /// `1 / (1 + e^-x)`, the logistic function, without overflow for any
+    /// input; 1 ulp.
     Sigmoid,
-    /// `x sigmoid(x)` (SwiGLU's gate).
+    /// `x · sigmoid(x)` (SiLU / swish, SwiGLU's gate; Elfwing et al. 2017); 1 ulp.
     Silu,
-    /// GPT-2's GELU, the tanh approximation.
+    /// GPT-2's GELU, `0.5 x (1 + tanh(√(2/π) (x + 0.044715 x³)))`
+    /// (Hendrycks and Gimpel 2016, the tanh approximation), as
+    /// `x · sigmoid(2u)`; 1 ulp.
     GeluTanh,
-    /// BERT's exact GELU, `0.5 x (1 + erf(x / √2))`.
+    /// BERT's exact GELU, `0.5 x (1 + erf(x / √2))`, without cancellation
+    /// for negative `x`; 1 ulp.
     GeluErf,
-    /// `erf x`.
+    /// The error function `erf x` (fdlibm-style split); 1 ulp.
     Erf,
-    /// `√x`.
+    /// `√x`, correctly rounded (IEEE 754).
     Sqrt,
-    /// `1 / √x`.
+    /// `1 / √x`, as two correctly rounded operations; 1 ulp.
     Rsqrt,
-    /// `1 / x`.
+    /// `1 / x`, correctly rounded (IEEE 754).
     Recip,
-    /// `-x`.
+    /// `-x` (exact: flips the sign bit, NaN included).
     Neg,
-    /// `x * x`.
+    /// `x * x`, correctly rounded.
     Square,
-    /// `|x|`.
+    /// `|x|` (exact: clears the sign bit, NaN included).
     Abs,
 }
 

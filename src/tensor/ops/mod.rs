@@ -1,5 +1,6 @@
-//! Operations: broadcasting, elementwise maps, single-axis reductions,
-//! matrix products, gathers and the fused softmax. Each one is one generic
+//! Operations: broadcasting, elementwise maps, the named elementwise
+//! functions and arithmetic, single-axis reductions, matrix products,
+//! gathers and the fused softmax. Each one is one generic
 //! function (for generic code), an `_into` form that writes into a caller's
 //! owner so hot loops reuse buffers, and a method of every readable array
 //! with the same name and rules (`x.sum_axis(1, KeepDim)?`, `x.matmul(&w)?`).
@@ -14,13 +15,29 @@
 //! # Element types
 //!
 //! Maps, views, copies and the gathers take any `Copy` element. The
-//! numeric operations (reductions, `argmax_axis`, `softmax_axis`, `matmul`)
-//! take the float [`Element`](crate::tensor::Element)s `f16`, `bf16`, `f32`
+//! numeric operations (the named functions and arithmetic below,
+//! reductions, `argmax_axis`, `softmax_axis`, `matmul`) take the float [`Element`](crate::tensor::Element)s `f16`, `bf16`, `f32`
 //! and `f64` and return the caller's type: `f32` and `f64` are computed in
 //! place; `f16` and `bf16` operands are widened to `f32` (the stored span
 //! each one reads, in fallible scratch), computed by the same `f32` kernels
 //! with the same rules, and the result is rounded to the half type once
 //! (as PyTorch does on the CPU). [`cast`] converts between them.
+//!
+//! # Named elementwise operations
+//!
+//! [`unary`] applies one [`Function`] of the crate's own math (`exp`,
+//! `ln`, `tanh`, `sigmoid`, `silu`, `gelu_tanh`, `gelu_erf`, `erf`,
+//! `sqrt`, `rsqrt`, `recip`, `neg`, `abs`, `square`) to every value, and
+//! every readable array has the same as a method named after the function
+//! (`x.exp()?`, `h.gelu_tanh()?`). [`add`], [`sub`], [`mul`] and [`div`]
+//! combine two operands after NumPy broadcasting (also `x.add(&y)?`, ...),
+//! and the in-place forms `add_assign`, `sub_assign`, `mul_assign`,
+//! `div_assign` write a mutable view (`x.view_mut().add_assign(&attn)?`,
+//! the residual add), broadcasting the right-hand side to its shape.
+//! All run SIMD code on contiguous data, are split over threads when large,
+//! and give the same bits for every SIMD level, thread count and layout.
+//! A new function is one [`Function`] variant, its lane code in the math
+//! module, and one method.
 //!
 //! # Data movement and fused operations
 //!
@@ -57,6 +74,7 @@
 //! [`Error::AllocationFailed`]: crate::Error::AllocationFailed
 //! [`Error::OutputShapeMismatch`]: crate::Error::OutputShapeMismatch
 
+mod arith;
 mod broadcast;
 mod cast;
 mod gather;
@@ -64,8 +82,10 @@ mod map;
 mod matmul;
 mod reduce;
 mod softmax;
+mod unary;
 mod widen;
 
+pub use arith::{add, add_into, div, div_into, mul, mul_into, sub, sub_into};
 pub use broadcast::{ShapeRef, broadcast_shape};
 pub use cast::cast;
 pub use gather::{concat, concat_into, index_select, index_select_into, stack, stack_into};
@@ -74,6 +94,7 @@ pub use matmul::{MatmulStrategy, matmul, matmul_into};
 pub use reduce::{argmax_axis, argmax_axis_into};
 pub use reduce::{max_axis, max_axis_into, mean_axis, mean_axis_into, sum_axis, sum_axis_into};
 pub use softmax::{softmax_axis, softmax_axis_into};
+pub use unary::{Function, unary, unary_into};
 
 use crate::error::Error;
 use crate::tensor::array::base::ArrayBase;

@@ -61,7 +61,7 @@ pub(crate) fn binary_core<A: Copy, B: Copy, C: Copy>(
 }
 
 /// The broadcast shape of two operands (NumPy's rule) and its element count.
-fn broadcast_of<A: Dims>(
+pub(crate) fn broadcast_of<A: Dims>(
     left: &[usize],
     right: &[usize],
     op: &'static str,
