@@ -1,7 +1,8 @@
 //! Batched matrix products: hand-checked values, batch broadcasting (NumPy's
 //! rule), the error order (inner extents, batch axes, overflow, allocation),
 //! empty and `k = 0` shapes, strided operands read as they are, and a
-//! property test against the naive ascending triple loop, bit for bit.
+//! property test against the naive triple loop (an ascending chain of
+//! fused multiply-adds from +0.0), bit for bit.
 
 mod common;
 #[path = "common/matmul_reference.rs"]
@@ -41,6 +42,44 @@ fn two_by_three_times_three_by_two() -> TestResult {
     assert_eq!(d.shape(), &[3, 3]);
     assert_eq!(&d.as_slice()[..3], &[39.0, 54.0, 69.0]);
     assert_eq!(&d.as_slice()[6..], &[59.0, 82.0, 105.0]);
+    Ok(())
+}
+
+/// Each step is one fused multiply-add: `[1, 1 + ε] · [-1, 1 - ε]` is
+/// `fma(1 + ε, 1 - ε, -1) = -ε²` exactly, where a separate multiply and add
+/// would round `(1 + ε)(1 - ε) = 1 - ε²` to 1 first and give 0. The order is
+/// ascending `k`: the reversed operands give `fma(1, -1, 1) = 0` after
+/// `(1 + ε)(1 - ε)` rounded to 1.
+#[test]
+fn every_step_is_one_fused_multiply_add_in_ascending_k() -> TestResult {
+    let e32 = f32::EPSILON;
+    let a = Tensor::from_vec([1, 2], vec![1.0, 1.0 + e32])?;
+    let b = Tensor::from_vec([2, 1], vec![-1.0, 1.0 - e32])?;
+    assert_eq!(matmul(&a, &b)?.as_slice(), &[-(e32 * e32)]);
+    let a = Tensor::from_vec([1, 2], vec![1.0 + e32, 1.0])?;
+    let b = Tensor::from_vec([2, 1], vec![1.0 - e32, -1.0])?;
+    assert_eq!(bits(matmul(&a, &b)?.as_slice()), vec![0]);
+    let e64 = f64::EPSILON;
+    let a = Tensor::from_vec([1, 2], vec![1.0, 1.0 + e64])?;
+    let b = Tensor::from_vec([2, 1], vec![-1.0, 1.0 - e64])?;
+    assert_eq!(matmul(&a, &b)?.as_slice(), &[-(e64 * e64)]);
+    // The same in every lane of a wide product (the vector kernels): 70
+    // columns of 300 rows, each column's steps 0 and 1 as above and zeros
+    // after (fma(0, x, c) = c).
+    for m in [1, 9] {
+        let a = Tensor::from_fn([m, 300], |[_, p]| match p {
+            0 => 1.0_f32,
+            1 => 1.0 + e32,
+            _ => 0.0,
+        })?;
+        let b = Tensor::from_fn([300, 70], |[p, _]| match p {
+            0 => -1.0_f32,
+            1 => 1.0 - e32,
+            _ => 3.0,
+        })?;
+        let out = matmul(&a, &b)?;
+        assert!(out.as_slice().iter().all(|&v| v == -(e32 * e32)));
+    }
     Ok(())
 }
 
@@ -94,7 +133,7 @@ fn batch_axes_broadcast() -> TestResult {
                 for n in 0..5 {
                     let mut acc = 0.0;
                     for j in 0..3 {
-                        acc += a.get([b, 0, i, j])? * c.get([h, j, n])?;
+                        acc = a.get([b, 0, i, j])?.mul_add(*c.get([h, j, n])?, acc);
                     }
                     assert_eq!(out.get([b, h, i, n])?.to_bits(), f64::to_bits(acc));
                 }

@@ -19,7 +19,8 @@ pub(crate) struct Strided<'a, T> {
 }
 
 /// The naive ordered triple loop over `batches` batches of `[m, k] x [k, n]`:
-/// per output element, ascending `k` from +0.0, a separate multiply and add.
+/// per output element, ascending `k` from +0.0, one fused multiply-add
+/// (`mul_add`) per step: the order `matmul` promises.
 pub(crate) fn naive_matmul<T: Elem>(
     a: Strided<'_, T>,
     b: Strided<'_, T>,
@@ -33,8 +34,7 @@ pub(crate) fn naive_matmul<T: Elem>(
                 let (mut x, mut y) = (batch * ab + i * ai, batch * bb + j * bj);
                 let mut acc = T::ZERO;
                 for _ in 0..k {
-                    let product = a.data[x] * b.data[y];
-                    acc += product;
+                    acc = a.data[x].mul_add(b.data[y], acc);
                     x += ak;
                     y += bk;
                 }
@@ -240,7 +240,7 @@ pub(crate) fn decode_step<T: Elem>(c: &mut Criterion) {
                 let key = &k_values[(head * t + position) * d..][..d];
                 let mut acc = T::ZERO;
                 for (&x, &y) in q.iter().zip(key) {
-                    acc += x * y;
+                    acc = x.mul_add(y, acc);
                 }
                 *score = acc;
             }
@@ -251,7 +251,7 @@ pub(crate) fn decode_step<T: Elem>(c: &mut Criterion) {
                 let weight = p_values[head * t + position];
                 let value = &v_values[(head * t + position) * d..][..d];
                 for (o, &x) in out.iter_mut().zip(value) {
-                    *o += weight * x;
+                    *o = weight.mul_add(x, *o);
                 }
             }
         }

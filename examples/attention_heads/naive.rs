@@ -129,7 +129,8 @@ impl<'a> Naive<'a> {
     }
 
     /// Causal attention for the query rows `rows` (each `< T`) over all `T`
-    /// keys: sums from +0.0 in ascending index order, the stable softmax
+    /// keys: dot products as fused multiply-adds (`mul_add`) from +0.0 in
+    /// ascending index order (the order `matmul` promises), the stable softmax
     /// `exp(s - max) / sum`.
     pub fn attention(&self, rows: &[usize]) -> NaiveAttention {
         let (seq, heads, width) = (self.seq, self.heads, self.head_width);
@@ -148,7 +149,9 @@ impl<'a> Naive<'a> {
                     for (j, slot) in row.iter_mut().enumerate() {
                         let mut dot = 0.0;
                         for d in 0..width {
-                            dot += self.at(b, i, Which::Q, h, d) * self.at(b, j, Which::K, h, d);
+                            let (q, k) =
+                                (self.at(b, i, Which::Q, h, d), self.at(b, j, Which::K, h, d));
+                            dot = q.mul_add(k, dot);
                         }
                         result.scores.push(dot / scale);
                         if j <= i {
@@ -165,7 +168,7 @@ impl<'a> Naive<'a> {
                     for d in 0..width {
                         let mut acc = 0.0;
                         for (j, &p) in probs.iter().enumerate() {
-                            acc += p * self.at(b, j, Which::V, h, d);
+                            acc = p.mul_add(self.at(b, j, Which::V, h, d), acc);
                         }
                         result.out.push(acc);
                         result.merged[((b * rows.len() + r) * heads + h) * width + d] = acc;

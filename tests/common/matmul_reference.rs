@@ -1,5 +1,5 @@
 //! The matmul reference shared by the matmul test files: the naive
-//! ascending triple loop over views, random operand layouts (permuted
+//! triple loop over views (an ascending chain of `mul_add`), random operand layouts (permuted
 //! storage order, padding, offsets, a stride-0 axis) and deterministic values.
 
 #![allow(dead_code)] // each test file uses its own part
@@ -37,8 +37,9 @@ pub fn wiggle(seed: usize) -> f64 {
 }
 
 /// The reference: for each output coordinate in row-major order, the
-/// ascending chain `((+0.0 + a[.., i, 0]·b[.., 0, j]) + …)`, with the batch
-/// coordinates right-aligned and read at 0 on extent-1 axes.
+/// ascending chain of fused multiply-adds `acc = fma(a[.., i, p], b[.., p, j], acc)`
+/// for `p = 0, 1, …` from `acc = +0.0` (`mul_add`, one rounding per step), with
+/// the batch coordinates right-aligned and read at 0 on extent-1 axes.
 /// Returns the output shape and the bits of its values.
 pub fn naive<F: Float + Bits>(a: &DynView<'_, F>, b: &DynView<'_, F>) -> (Vec<usize>, Vec<u64>) {
     let (ar, br) = (a.rank(), b.rank());
@@ -77,7 +78,7 @@ pub fn naive<F: Float + Bits>(a: &DynView<'_, F>, b: &DynView<'_, F>) -> (Vec<us
         let (i, j) = (index[rank - 2], index[rank - 1]);
         let mut acc = F::ZERO;
         for p in 0..k {
-            acc = acc + value(a, &index, i, p) * value(b, &index, p, j);
+            acc = value(a, &index, i, p).mul_add(value(b, &index, p, j), acc);
         }
         values.push(acc.bits());
         for axis in (0..rank).rev() {

@@ -77,13 +77,18 @@ fn matmul_shape<A: Dims>(
 /// stride 0): nothing is materialized; packing into small internal scratch
 /// panels is the kernel's business.
 ///
-/// Numerics: each output element accumulates its `k` products in ascending
-/// `k` order starting from +0.0, with a separate multiply and add (no fused
-/// multiply-add): `((+0.0 + a₀·b₀) + a₁·b₁) + …`. The result is therefore
-/// bit-identical to the naive triple loop for every layout of the operands
-/// (a NaN stays a NaN; its payload bits are not specified by Rust). Unlike
-/// BLAS (ndarray `dot`, NumPy), which reassociate and fuse freely, the last
-/// bit never depends on the layout, the tiling or the CPU.
+/// Numerics: each output element is one chain of fused multiply-adds over
+/// ascending `k` starting from +0.0, `c = fma(a_k, b_k, c)` for
+/// `k = 0, 1, …` (in Rust, `c = a.mul_add(b, c)`): every step rounds once
+/// (IEEE 754 `fusedMultiplyAdd`), so hardware FMA (AVX2, AVX-512) and the
+/// scalar fallback give the same bits. The result is therefore
+/// bit-identical to that plain triple loop for every layout of the
+/// operands, every CPU and every thread count (a NaN stays a NaN; its
+/// payload bits are not specified by Rust). Unlike BLAS (ndarray `dot`,
+/// NumPy, PyTorch), which also fuse but split and recombine the sum in an
+/// order that depends on the tiling, the CPU and the threads, the last bit
+/// here never does. `f16` / `bf16` operands are widened to `f32` and
+/// accumulated in `f32` the same way.
 /// `k = 0` gives +0.0 everywhere; an empty batch or `m`/`n = 0` gives an
 /// empty output.
 ///

@@ -9,9 +9,10 @@
 //! starts them at +0.0; a stored float is reloaded exactly).
 //!
 //! The register tile holds `MR × NV` vectors of accumulators (`NR = NV ·
-//! lanes` output columns), each updated by one vector multiply and one add
-//! per `k` step: 6 × 4 vectors with 32 registers (AVX-512: 6 × 64 `f32`
-//! columns), 6 × 2 with 16 (AVX2), 4 × 4 scalars on the fallback.
+//! lanes` output columns), each updated by one fused multiply-add per `k`
+//! step: 6 × 4 vectors with 32 registers (AVX-512: 6 × 64 `f32` columns),
+//! 6 × 2 with 16 (AVX2), 4 × 4 scalars on the fallback (`mul_add` there is
+//! the correctly rounded software or hardware `fma` of the platform's libm).
 
 use super::pack::{Source, pack_panel};
 use super::{Matrix, Problem, splits_evenly};
@@ -346,7 +347,8 @@ fn tiles<F: Float, S: Simd, const MR: usize, const NV: usize>(
 }
 
 /// The register tile: `MR × NV` vectors of chains advanced through one `k`
-/// slice in ascending order, each step one multiply and one add per chain.
+/// slice in ascending order, each step one fused multiply-add per chain
+/// (`chain = fma(a, b, chain)`).
 #[inline(always)]
 fn tile<F: Lanes, S: Simd, const MR: usize, const NV: usize>(
     simd: S,
@@ -360,7 +362,7 @@ fn tile<F: Lanes, S: Simd, const MR: usize, const NV: usize>(
         for (chains, &a_value) in acc.iter_mut().zip(a_step) {
             let a_value = F::splat(simd, a_value);
             for (chain, &b_value) in chains.iter_mut().zip(b_step) {
-                *chain = F::add(simd, *chain, F::mul(simd, a_value, b_value));
+                *chain = F::mul_add(simd, a_value, b_value, *chain);
             }
         }
     }

@@ -1,14 +1,22 @@
 //! The batched matrix product kernel: `[batch.., m, k] x [batch.., k, n]`.
 //!
-//! Exact order: every output element is one chain
-//! `((+0.0 + a₀·b₀) + a₁·b₁) + …` over ascending `k`, with a separate
-//! multiply and add (vector `mul` then `add`, never a fused multiply-add),
-//! exactly like the naive triple loop. Everything below only changes
-//! *which* chains run side by side (vector lanes hold neighbouring output
-//! columns, never neighbouring `k`), and *which thread* runs a chain (each
-//! output element belongs to exactly one thread), never the order inside a
-//! chain. So the result is bit-identical for every layout of the operands,
-//! every instruction set and every thread count.
+//! Exact order: every output element is one chain of fused multiply-adds
+//! over ascending `k`, `c = fma(a_k, b_k, c)` for `k = 0, 1, …` from
+//! `c = +0.0`, each step rounded once (the scalar model is
+//! `c = a.mul_add(b, c)`). IEEE 754 defines `fma` as correctly rounded, so
+//! `vfmadd` on AVX2 and AVX-512 and `f32::mul_add` on the scalar fallback
+//! give the same bits; nothing here ever uses a multiply-add with two
+//! roundings. Everything below only changes *which* chains run side by
+//! side (vector lanes hold neighbouring output columns, never neighbouring
+//! `k`), *where a chain waits* between `k` blocks (a later block reloads
+//! the stored partial value, which a float store keeps exactly), and
+//! *which thread* runs a chain (each output element belongs to exactly one
+//! thread), never the order inside a chain. So the result is bit-identical
+//! for every layout of the operands, every instruction set and every
+//! thread count. This is the dot-product order of the numerics contract
+//! (fused multiply-add in a fixed order); BLAS libraries also fuse, but
+//! split `k` and combine partial sums in an order that depends on the CPU
+//! and the threads.
 //!
 //! Structure:
 //! - the batch axes are walked with each operand's effective strides

@@ -15,7 +15,10 @@
 //!   blocks on AVX-512, else each cache row read in order and written to one
 //!   lane), then multiplied the same way. Summing over `k` across lanes (a
 //!   dot product per column) would be faster still but would change the
-//!   order of the sum, so it is never done.
+//!   order of the chain, so it is never done.
+//!
+//! Every chain is the one of the kernel: `c = fma(a_k, b_k, c)` over
+//! ascending `k` from +0.0.
 //!
 //! The key-cache layout for decoding: store `K` transposed, `[B, H, D, T_max]`
 //! (for each head, `D` rows of `T_max` positions; a new token writes one
@@ -336,8 +339,9 @@ fn store<F: Float, S: Simd, const M: usize, const NV: usize>(
     }
 }
 
-/// Advances `M × NV` vectors of chains by the steps of `a_steps`, step `s`
-/// reading the right row `data[base + s · stride..][..NV · lanes]`.
+/// Advances `M × NV` vectors of chains by the steps of `a_steps` (one fused
+/// multiply-add per chain and step), step `s` reading the right row
+/// `data[base + s · stride..][..NV · lanes]`.
 #[inline(always)]
 fn steps<F: Lanes, S: Simd, const M: usize, const NV: usize>(
     simd: S,
@@ -355,7 +359,7 @@ fn steps<F: Lanes, S: Simd, const M: usize, const NV: usize>(
         for (chains, &a_value) in acc.iter_mut().zip(a_step) {
             let a_value = F::splat(simd, a_value);
             for (chain, &b_value) in chains.iter_mut().zip(row) {
-                *chain = F::add(simd, *chain, F::mul(simd, a_value, b_value));
+                *chain = F::mul_add(simd, a_value, b_value, *chain);
             }
         }
     }

@@ -46,9 +46,9 @@ pub(super) fn stage_transposed<F: Float, S: Simd>(
     false
 }
 
-/// `out[i] = ((+0.0 + a[0]·c_i[0]) + a[1]·c_i[1]) + …` for the 16 runs
-/// `c_i = data[base + i · stride..][..k]`, the fold ascending over `k` with
-/// a separate multiply and add: each 16 × 16 block of the runs is
+/// `out[i]` = the chain `acc = fma(a[p], c_i[p], acc)` for `p = 0, 1, …`
+/// from +0.0, for the 16 runs `c_i = data[base + i · stride..][..k]` (the
+/// kernel's order, `vfmadd` per step): each 16 × 16 block of the runs is
 /// transposed in registers and consumed at once. Only on AVX-512 for f32
 /// with `k` a multiple of 16; returns whether it ran.
 #[inline(always)]
@@ -150,8 +150,7 @@ mod x86 {
             }
             let columns = transpose_f32(simd, rows);
             for (column, &value) in columns.iter().zip(a_block) {
-                let product = f._mm512_mul_ps(cast([value; 16]), cast(*column));
-                acc = f._mm512_add_ps(acc, product);
+                acc = f._mm512_fmadd_ps(cast([value; 16]), cast(*column), acc);
             }
         }
         cast(acc)
