@@ -55,7 +55,7 @@ pub trait BlockFormat: sealed::Sealed + Copy + Debug + Default + Send + Sync + '
     const HAS_MIN: bool;
     /// One stored block: `[u8; BLOCK_BYTES]` (byte arrays, so a block
     /// borrows from any byte buffer, whatever its alignment).
-    type Block: Copy + Debug + Send + Sync + 'static;
+    type Block: Copy + Debug + Send + Sync + AsRef<[u8]> + 'static;
 
     /// The whole blocks at the start of `bytes`, and the bytes after them.
     fn split_blocks(bytes: &[u8]) -> (&[Self::Block], &[u8]);
@@ -79,6 +79,28 @@ pub trait BlockFormat: sealed::Sealed + Copy + Debug + Default + Send + Sync + '
         } else {
             q.map(|q| d * q)
         }
+    }
+}
+
+/// How the kernels read a block's quantized values in registers: where
+/// they start in the block's bytes, and how they are packed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum Packing {
+    /// 32 signed bytes (`Q8_0`): value `l` is byte `l`.
+    Bytes,
+    /// 16 bytes of two nibbles (value `j` low, `j + 16` high), minus `bias`.
+    Nibbles { bias: f32 },
+}
+
+/// The offset of `F`'s quantized values in its blocks, and their packing
+/// (the table of [`BlockFormat`]).
+#[inline(always)]
+pub(crate) const fn packing<F: BlockFormat>() -> (usize, Packing) {
+    match F::GGML_TYPE {
+        8 => (2, Packing::Bytes),
+        2 => (2, Packing::Nibbles { bias: 8.0 }),
+        // Q4_1 (type 3), the last of the sealed formats.
+        _ => (4, Packing::Nibbles { bias: 0.0 }),
     }
 }
 

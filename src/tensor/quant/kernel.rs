@@ -7,28 +7,34 @@
 //! 16 virtual lanes `l`:
 //!
 //! ```text
-//! p_l    = fma(q_b[l + 16], x_b[l + 16], q_b[l] · x_b[l])   // the two nibbles of byte l
+//! p_l    = fma(q_b[l + 16], x_b[l + 16], q_b[l] · x_b[l])   // the two halves of the block
 //! acc_l  = fma(d_b, p_l, acc_l)                             // acc_l starts at +0.0
 //! macc   = fma(m_b, Σx_b, macc)                             // Q4_1 only; macc starts at +0.0
 //! result = tree(acc_0 .. acc_15) (+ macc)
 //! ```
 //!
-//! where `Σx_b = tree(x_b[l] + x_b[l + 16])` and `tree` adds lanes
-//! pairwise (`v_l + v_{l+8}`, then `+4`, `+2`, `+1`). The lanes are
-//! independent, so AVX-512 (one register), AVX2 (two) and the scalar
-//! fallback compute the same operations; `mul_add` is the correctly rounded
-//! fused multiply-add on each (`vfmadd`, or `fmaf` without FMA hardware),
-//! so the bits are the same everywhere.
+//! where `Σx_b = tree(x_b[l] + x_b[l + 16])` (computed once per activation
+//! row, before the sweep over the weights) and `tree` adds lanes pairwise
+//! (`v_l + v_{l+8}`, then `+4`, `+2`, `+1`). The lanes are independent, so
+//! AVX-512 (one register), AVX2 (two) and the scalar fallback (an array of
+//! 16, the model the tests compare with) compute the same operations
+//! ([`Lanes16`]); `mul_add` is the correctly rounded fused multiply-add on
+//! each (`vfmadd`, or `fmaf` without FMA hardware), so the bits are the
+//! same everywhere. How rows are grouped (several weight rows against one
+//! activation row while decoding, several activation rows against one
+//! weight row otherwise) and which thread computes a row change no value.
 
-use super::format::{BLOCK_LEN, BlockFormat};
-use crate::tensor::traverse::simd::Compiled;
+use super::format::{BLOCK_LEN, BlockFormat, Packing, packing};
+use super::lanes::{LANES, Lanes16, Plain};
+use pulp::{Simd, WithSimd};
 
-/// Virtual lanes of the kernel: half a block.
-pub(crate) const LANES: usize = BLOCK_LEN / 2;
+/// Weight rows computed together against one activation row (the
+/// activation's block is loaded once for all of them): the decode path.
+const WEIGHT_ROWS: usize = 4;
 
 /// Activation rows computed together against one weight row (each
-/// unpacked block is reused for all of them).
-const ROWS: usize = 4;
+/// unpacked block is reused for all of them): the prefill path.
+const X_ROWS: usize = 4;
 
 /// The pairwise sum of 16 lanes: `v_l + v_{l+8}`, then `+4`, `+2`, `+1`.
 #[inline(always)]
@@ -48,39 +54,121 @@ pub(crate) fn tree(mut v: [f32; LANES]) -> f32 {
 pub(crate) fn block_sums(x: &[f32], sums: &mut [f32]) {
     let (blocks, _) = x.as_chunks::<BLOCK_LEN>();
     for (sum, block) in sums.iter_mut().zip(blocks) {
-        *sum = tree(std::array::from_fn(|l| block[l] + block[l + LANES]));
+        let mut lanes = [0.0; LANES];
+        for (l, lane) in lanes.iter_mut().enumerate() {
+            *lane = block[l] + block[l + LANES];
+        }
+        *sum = tree(lanes);
     }
 }
 
-/// The dots of `N` activation rows (`xs`, with their block sums `sums`)
-/// with the weight row `w`, in the order of the module docs.
+/// The two halves `x[0..16]`, `x[16..32]` of an activation block.
 #[inline(always)]
-fn dot_rows<F: BlockFormat, const N: usize>(
+fn halves(x: &[f32; BLOCK_LEN]) -> (&[f32; LANES], &[f32; LANES]) {
+    let (low, high) = x.as_chunks::<LANES>().0.split_at(1);
+    (&low[0], &high[0])
+}
+
+/// The quantized values of `block` as two halves of 16 lanes (`q[0..16]`,
+/// `q[16..32]`), unpacked in registers.
+#[inline(always)]
+fn unpack<F: BlockFormat, L: Lanes16>(simd: L, block: &F::Block) -> (L::V, L::V) {
+    let (at, kind) = const { packing::<F>() };
+    let bytes: &[u8] = block.as_ref();
+    let chunk = |start: usize| -> &[u8; LANES] {
+        bytes
+            .get(start..)
+            .and_then(|rest| rest.first_chunk())
+            .unwrap_or(&[0; LANES])
+    };
+    match kind {
+        Packing::Bytes => (
+            simd.signed_bytes(chunk(at)),
+            simd.signed_bytes(chunk(at + LANES)),
+        ),
+        Packing::Nibbles { bias } => {
+            let (low, high) = simd.nibbles(chunk(at));
+            if bias == 0.0 {
+                (low, high)
+            } else {
+                let minus = simd.splat(-bias);
+                (simd.add(low, minus), simd.add(high, minus))
+            }
+        }
+    }
+}
+
+/// The sums of a set of dot products: 16 lanes each, and the `Q4_1`
+/// offset term.
+#[inline(always)]
+fn finish<F: BlockFormat, L: Lanes16>(simd: L, acc: L::V, macc: f32) -> f32 {
+    let sum = tree(simd.to_array(acc));
+    if F::HAS_MIN { sum + macc } else { sum }
+}
+
+/// The dots of `N` weight rows `w` with one activation row `x` (block sums
+/// `sums`), in the order of the module docs: each block of `x` is loaded
+/// once for the `N` rows.
+#[inline(always)]
+fn dot_weight_rows<F: BlockFormat, L: Lanes16, const N: usize>(
+    simd: L,
+    w: [&[F::Block]; N],
+    x: &[[f32; BLOCK_LEN]],
+    sums: &[f32],
+) -> [f32; N] {
+    let mut acc = [simd.zero(); N];
+    let mut macc = [0.0_f32; N];
+    for (b, (x, &sum)) in x.iter().zip(sums).enumerate() {
+        let (low, high) = halves(x);
+        let (x_low, x_high) = (simd.load(low), simd.load(high));
+        for r in 0..N {
+            let block = &w[r][b];
+            let (q_low, q_high) = unpack::<F, L>(simd, block);
+            let (d, m) = F::scales(block);
+            let p = simd.mul_add(q_high, x_high, simd.mul(q_low, x_low));
+            acc[r] = simd.mul_add(simd.splat(d), p, acc[r]);
+            if F::HAS_MIN {
+                macc[r] = m.mul_add(sum, macc[r]);
+            }
+        }
+    }
+    let mut out = [0.0; N];
+    for r in 0..N {
+        out[r] = finish::<F, L>(simd, acc[r], macc[r]);
+    }
+    out
+}
+
+/// The dots of one weight row `w` with `N` activation rows `xs` (block
+/// sums `sums`), in the order of the module docs: each block is unpacked
+/// once for the `N` rows.
+#[inline(always)]
+fn dot_x_rows<F: BlockFormat, L: Lanes16, const N: usize>(
+    simd: L,
     w: &[F::Block],
     xs: [&[[f32; BLOCK_LEN]]; N],
     sums: [&[f32]; N],
 ) -> [f32; N] {
-    let mut acc = [[0.0_f32; LANES]; N];
+    let mut acc = [simd.zero(); N];
     let mut macc = [0.0_f32; N];
     for (b, block) in w.iter().enumerate() {
-        let q = F::quants(block);
+        let (q_low, q_high) = unpack::<F, L>(simd, block);
         let (d, m) = F::scales(block);
+        let d = simd.splat(d);
         for r in 0..N {
-            let x = &xs[r][b];
-            let acc = &mut acc[r];
-            for l in 0..LANES {
-                let p = q[l + LANES].mul_add(x[l + LANES], q[l] * x[l]);
-                acc[l] = d.mul_add(p, acc[l]);
-            }
+            let (low, high) = halves(&xs[r][b]);
+            let p = simd.mul_add(q_high, simd.load(high), simd.mul(q_low, simd.load(low)));
+            acc[r] = simd.mul_add(d, p, acc[r]);
             if F::HAS_MIN {
                 macc[r] = m.mul_add(sums[r][b], macc[r]);
             }
         }
     }
-    std::array::from_fn(|r| {
-        let sum = tree(acc[r]);
-        if F::HAS_MIN { sum + macc[r] } else { sum }
-    })
+    let mut out = [0.0; N];
+    for r in 0..N {
+        out[r] = finish::<F, L>(simd, acc[r], macc[r]);
+    }
+    out
 }
 
 /// One task of [`linear`](super::linear): the weight rows `first..` (as
@@ -100,10 +188,10 @@ pub(crate) struct Task<'a, 'o, F: BlockFormat> {
     pub(crate) out: &'o mut [f32],
 }
 
-impl<F: BlockFormat> Compiled for Task<'_, '_, F> {
-    type Output = ();
+impl<F: BlockFormat> Task<'_, '_, F> {
+    /// The task on the lanes `simd`.
     #[inline(always)]
-    fn run(self) {
+    fn run<L: Lanes16>(self, simd: L) {
         let Task {
             w,
             per_row,
@@ -118,22 +206,59 @@ impl<F: BlockFormat> Compiled for Task<'_, '_, F> {
         }
         let x_row = |i: usize| &x[i * per_row..(i + 1) * per_row];
         let sum_row = |i: usize| &sums[i * per_row..(i + 1) * per_row];
+        let w_row = |j: usize| &w[(first + j) * per_row..(first + j + 1) * per_row];
+        let rows = out.len() / m;
+        if m < X_ROWS {
+            // Decoding: several weight rows share each load of x.
+            for i in 0..m {
+                let (x, sums) = (x_row(i), sum_row(i));
+                let mut j = 0;
+                while j + WEIGHT_ROWS <= rows {
+                    let w = [w_row(j), w_row(j + 1), w_row(j + 2), w_row(j + 3)];
+                    let dots = dot_weight_rows::<F, L, WEIGHT_ROWS>(simd, w, x, sums);
+                    for (r, dot) in dots.into_iter().enumerate() {
+                        out[(j + r) * m + i] = dot;
+                    }
+                    j += WEIGHT_ROWS;
+                }
+                for j in j..rows {
+                    out[j * m + i] = dot_weight_rows::<F, L, 1>(simd, [w_row(j)], x, sums)[0];
+                }
+            }
+            return;
+        }
         for (j, out) in out.chunks_exact_mut(m).enumerate() {
-            let row = first + j;
-            let w = &w[row * per_row..(row + 1) * per_row];
+            let w = w_row(j);
             let mut i = 0;
-            while i + ROWS <= m {
-                let dots = dot_rows::<F, ROWS>(
-                    w,
-                    std::array::from_fn(|r| x_row(i + r)),
-                    std::array::from_fn(|r| sum_row(i + r)),
-                );
-                out[i..i + ROWS].copy_from_slice(&dots);
-                i += ROWS;
+            while i + X_ROWS <= m {
+                let xs = [x_row(i), x_row(i + 1), x_row(i + 2), x_row(i + 3)];
+                let sums = [sum_row(i), sum_row(i + 1), sum_row(i + 2), sum_row(i + 3)];
+                let dots = dot_x_rows::<F, L, X_ROWS>(simd, w, xs, sums);
+                out[i..i + X_ROWS].copy_from_slice(&dots);
+                i += X_ROWS;
             }
             for (i, slot) in out.iter_mut().enumerate().skip(i) {
-                *slot = dot_rows::<F, 1>(w, [x_row(i)], [sum_row(i)])[0];
+                *slot = dot_x_rows::<F, L, 1>(simd, w, [x_row(i)], [sum_row(i)])[0];
             }
         }
+    }
+}
+
+impl<F: BlockFormat> WithSimd for Task<'_, '_, F> {
+    type Output = ();
+    #[inline(always)]
+    fn with_simd<S: Simd>(self, simd: S) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let any: &dyn core::any::Any = &simd;
+            if let Some(&v4) = any.downcast_ref::<pulp::x86::V4>() {
+                return self.run(super::lanes::Avx512(v4));
+            }
+            if let Some(&v3) = any.downcast_ref::<pulp::x86::V3>() {
+                return self.run(super::lanes::Avx2(v3));
+            }
+        }
+        let _ = simd;
+        self.run(Plain);
     }
 }

@@ -15,6 +15,14 @@ use crate::tensor::traverse::simd::{Dispatch, threads_for, tuning};
 /// Weight rows per task at least (a few cache lines of blocks each).
 const MIN_ROWS_PER_TASK: usize = 16;
 
+/// What one weight of a quantized matrix counts for against the threads'
+/// flop threshold: the kernel streams its blocks from memory at about
+/// 5–10 G weights/s per core here, against ~80 GFLOP/s of the matmul kernel
+/// that the threshold is measured in. So a decode step's `[576, 576]`
+/// product (330 K weights, ~40 µs) is split between the threads, and the
+/// `[192, 576]` ones stay on the calling thread.
+const FLOPS_PER_WEIGHT: u64 = 16;
+
 /// `x · Wᵀ`: `[m, k] x [n, k]ᵀ -> [m, n]`, the product of `f32` activations
 /// with a block-quantized weight matrix stored `[out, in]` (PyTorch's
 /// `F.linear(x, W)` without bias, ggml's `mul_mat`; a GGUF `[k, n]` weight
@@ -92,17 +100,18 @@ pub fn linear<F: BlockFormat>(
     let mut out_t = try_filled(outputs, 0.0_f32).map_err(|e| failed(e.elements))?;
     let tuning = tuning();
     let dispatch = Dispatch::new(tuning.simd);
-    let flops = 2_u64
-        .saturating_mul((m * n) as u64)
+    let work = FLOPS_PER_WEIGHT
+        .saturating_mul(m.max(1) as u64)
+        .saturating_mul(n as u64)
         .saturating_mul(k as u64);
-    let threads = threads_for(flops, tuning);
+    let threads = threads_for(work, tuning);
     let split = Split {
         unit: m,
         min_units: MIN_ROWS_PER_TASK,
     };
     let sums = &sums;
     for_each_block(&mut out_t, split, threads, |rows, block| {
-        dispatch.compile(Task::<F> {
+        dispatch.run(Task::<F> {
             w: w.blocks(),
             per_row,
             first: rows.start,

@@ -28,6 +28,7 @@
 mod blocks;
 mod format;
 mod kernel;
+mod lanes;
 mod linear;
 
 pub use blocks::QBlocks;

@@ -1,0 +1,229 @@
+//! The 16 virtual lanes of the quantized kernel on each instruction set:
+//! one AVX-512 register, two AVX2 registers, or an array of 16 `f32` in
+//! the scalar fallback ([`Lanes16`]).
+//!
+//! Every operation is exact IEEE arithmetic lane by lane (a rounded
+//! multiply, a fused multiply-add with one rounding, conversions of small
+//! integers, which are exact), so the three give the same bits for the same
+//! sequence of calls. The quantized values are unpacked in registers: the
+//! 16 bytes of half a block are widened to 16 32-bit lanes (`vpmovzxbd` /
+//! `vpmovsxbd`), the nibbles split by a mask and a shift, then converted to
+//! `f32` (`vcvtdq2ps`); no value goes through memory.
+
+#[cfg(target_arch = "x86_64")]
+use core::arch::x86_64::{__m128i, __m256, __m512};
+#[cfg(target_arch = "x86_64")]
+use pulp::bytemuck::cast;
+
+/// Lanes per vector of the kernel: half a block of 32 values.
+pub(crate) const LANES: usize = 16;
+
+/// 16 `f32` lanes and the operations the quantized kernel uses on them.
+pub(crate) trait Lanes16: Copy {
+    /// 16 lanes (one or more registers).
+    type V: Copy;
+    /// Every lane `+0.0`.
+    fn zero(self) -> Self::V;
+    /// Every lane `value`.
+    fn splat(self, value: f32) -> Self::V;
+    /// The lanes `x[0..16]`.
+    fn load(self, x: &[f32; LANES]) -> Self::V;
+    /// Lane-wise `a + b` (rounded once).
+    fn add(self, a: Self::V, b: Self::V) -> Self::V;
+    /// Lane-wise `a · b` (rounded once, never fused with a later add).
+    fn mul(self, a: Self::V, b: Self::V) -> Self::V;
+    /// Lane-wise `a · b + c` with one rounding (`f32::mul_add`).
+    fn mul_add(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V;
+    /// Lane `l`: the low nibble of `qs[l]` as `f32`, and its high nibble.
+    fn nibbles(self, qs: &[u8; LANES]) -> (Self::V, Self::V);
+    /// Lane `l`: `qs[l]` read as an `i8`, as `f32`.
+    fn signed_bytes(self, qs: &[u8; LANES]) -> Self::V;
+    /// The lanes in order.
+    fn to_array(self, v: Self::V) -> [f32; LANES];
+}
+
+/// The scalar fallback: an array of 16 `f32`, `f32::mul_add` per lane
+/// (`fmaf` without FMA hardware). It is also the kernel's scalar model.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Plain;
+
+impl Lanes16 for Plain {
+    type V = [f32; LANES];
+    #[inline(always)]
+    fn zero(self) -> Self::V {
+        [0.0; LANES]
+    }
+    #[inline(always)]
+    fn splat(self, value: f32) -> Self::V {
+        [value; LANES]
+    }
+    #[inline(always)]
+    fn load(self, x: &[f32; LANES]) -> Self::V {
+        *x
+    }
+    #[inline(always)]
+    fn add(self, mut a: Self::V, b: Self::V) -> Self::V {
+        for (a, b) in a.iter_mut().zip(b) {
+            *a += b;
+        }
+        a
+    }
+    #[inline(always)]
+    fn mul(self, mut a: Self::V, b: Self::V) -> Self::V {
+        for (a, b) in a.iter_mut().zip(b) {
+            *a *= b;
+        }
+        a
+    }
+    #[inline(always)]
+    fn mul_add(self, mut a: Self::V, b: Self::V, c: Self::V) -> Self::V {
+        for ((a, b), c) in a.iter_mut().zip(b).zip(c) {
+            *a = a.mul_add(b, c);
+        }
+        a
+    }
+    #[inline(always)]
+    fn nibbles(self, qs: &[u8; LANES]) -> (Self::V, Self::V) {
+        let mut low = [0.0; LANES];
+        let mut high = [0.0; LANES];
+        for ((low, high), &byte) in low.iter_mut().zip(high.iter_mut()).zip(qs) {
+            *low = f32::from(byte & 0x0F);
+            *high = f32::from(byte >> 4);
+        }
+        (low, high)
+    }
+    #[inline(always)]
+    fn signed_bytes(self, qs: &[u8; LANES]) -> Self::V {
+        let mut out = [0.0; LANES];
+        for (out, &byte) in out.iter_mut().zip(qs) {
+            *out = f32::from(byte as i8);
+        }
+        out
+    }
+    #[inline(always)]
+    fn to_array(self, v: Self::V) -> [f32; LANES] {
+        v
+    }
+}
+
+/// AVX-512: the 16 lanes are one `zmm` register.
+#[cfg(target_arch = "x86_64")]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Avx512(pub(crate) pulp::x86::V4);
+
+#[cfg(target_arch = "x86_64")]
+impl Lanes16 for Avx512 {
+    type V = __m512;
+    #[inline(always)]
+    fn zero(self) -> __m512 {
+        self.0.avx512f._mm512_setzero_ps()
+    }
+    #[inline(always)]
+    fn splat(self, value: f32) -> __m512 {
+        self.0.avx512f._mm512_set1_ps(value)
+    }
+    #[inline(always)]
+    fn load(self, x: &[f32; LANES]) -> __m512 {
+        cast(*x)
+    }
+    #[inline(always)]
+    fn add(self, a: __m512, b: __m512) -> __m512 {
+        self.0.avx512f._mm512_add_ps(a, b)
+    }
+    #[inline(always)]
+    fn mul(self, a: __m512, b: __m512) -> __m512 {
+        self.0.avx512f._mm512_mul_ps(a, b)
+    }
+    #[inline(always)]
+    fn mul_add(self, a: __m512, b: __m512, c: __m512) -> __m512 {
+        self.0.avx512f._mm512_fmadd_ps(a, b, c)
+    }
+    #[inline(always)]
+    fn nibbles(self, qs: &[u8; LANES]) -> (__m512, __m512) {
+        let f = self.0.avx512f;
+        let wide = f._mm512_cvtepu8_epi32(cast::<[u8; LANES], __m128i>(*qs));
+        let low = f._mm512_and_si512(wide, f._mm512_set1_epi32(0x0F));
+        let high = f._mm512_srli_epi32::<4>(wide);
+        (f._mm512_cvtepi32_ps(low), f._mm512_cvtepi32_ps(high))
+    }
+    #[inline(always)]
+    fn signed_bytes(self, qs: &[u8; LANES]) -> __m512 {
+        let f = self.0.avx512f;
+        f._mm512_cvtepi32_ps(f._mm512_cvtepi8_epi32(cast::<[u8; LANES], __m128i>(*qs)))
+    }
+    #[inline(always)]
+    fn to_array(self, v: __m512) -> [f32; LANES] {
+        cast(v)
+    }
+}
+
+/// AVX2: the 16 lanes are two `ymm` registers (lanes 0..8, then 8..16).
+#[cfg(target_arch = "x86_64")]
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Avx2(pub(crate) pulp::x86::V3);
+
+#[cfg(target_arch = "x86_64")]
+impl Lanes16 for Avx2 {
+    type V = [__m256; 2];
+    #[inline(always)]
+    fn zero(self) -> Self::V {
+        let z = self.0.avx._mm256_setzero_ps();
+        [z, z]
+    }
+    #[inline(always)]
+    fn splat(self, value: f32) -> Self::V {
+        let v = self.0.avx._mm256_set1_ps(value);
+        [v, v]
+    }
+    #[inline(always)]
+    fn load(self, x: &[f32; LANES]) -> Self::V {
+        cast(*x)
+    }
+    #[inline(always)]
+    fn add(self, a: Self::V, b: Self::V) -> Self::V {
+        let avx = self.0.avx;
+        [avx._mm256_add_ps(a[0], b[0]), avx._mm256_add_ps(a[1], b[1])]
+    }
+    #[inline(always)]
+    fn mul(self, a: Self::V, b: Self::V) -> Self::V {
+        let avx = self.0.avx;
+        [avx._mm256_mul_ps(a[0], b[0]), avx._mm256_mul_ps(a[1], b[1])]
+    }
+    #[inline(always)]
+    fn mul_add(self, a: Self::V, b: Self::V, c: Self::V) -> Self::V {
+        let fma = self.0.fma;
+        [
+            fma._mm256_fmadd_ps(a[0], b[0], c[0]),
+            fma._mm256_fmadd_ps(a[1], b[1], c[1]),
+        ]
+    }
+    #[inline(always)]
+    fn nibbles(self, qs: &[u8; LANES]) -> (Self::V, Self::V) {
+        let (avx, avx2) = (self.0.avx, self.0.avx2);
+        let bytes = cast::<[u8; LANES], __m128i>(*qs);
+        let halves = [bytes, self.0.sse2._mm_srli_si128::<8>(bytes)];
+        let mask = avx._mm256_set1_epi32(0x0F);
+        let mut low = [avx._mm256_setzero_ps(); 2];
+        let mut high = low;
+        for ((low, high), half) in low.iter_mut().zip(high.iter_mut()).zip(halves) {
+            let wide = avx2._mm256_cvtepu8_epi32(half);
+            *low = avx._mm256_cvtepi32_ps(avx2._mm256_and_si256(wide, mask));
+            *high = avx._mm256_cvtepi32_ps(avx2._mm256_srli_epi32::<4>(wide));
+        }
+        (low, high)
+    }
+    #[inline(always)]
+    fn signed_bytes(self, qs: &[u8; LANES]) -> Self::V {
+        let (avx, avx2) = (self.0.avx, self.0.avx2);
+        let bytes = cast::<[u8; LANES], __m128i>(*qs);
+        let high = self.0.sse2._mm_srli_si128::<8>(bytes);
+        [
+            avx._mm256_cvtepi32_ps(avx2._mm256_cvtepi8_epi32(bytes)),
+            avx._mm256_cvtepi32_ps(avx2._mm256_cvtepi8_epi32(high)),
+        ]
+    }
+    #[inline(always)]
+    fn to_array(self, v: Self::V) -> [f32; LANES] {
+        cast(v)
+    }
+}
