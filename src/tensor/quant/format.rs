@@ -9,7 +9,6 @@
 //! `block_q8_0`, `block_q4_0`, `block_q4_1`), which the GGUF format stores
 //! and the Python package `gguf` (`gguf.quants`) reads the same way.
 
-use crate::tensor::element::f16;
 use std::fmt::Debug;
 
 /// Values per block of every format here (ggml's `QK8_0`, `QK4_0`, `QK4_1`).
@@ -119,12 +118,33 @@ pub struct Q4_0;
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Q4_1;
 
-/// The `f16` at `bytes[at..at + 2]`, little-endian, as `f32` (exact; the
-/// crate `half`'s bit-level conversion, which inlines into the kernels,
-/// not its run-time dispatch to F16C).
+/// The `f16` at `bytes[at..at + 2]`, little-endian, as `f32`.
 #[inline(always)]
 fn half(bytes: &[u8], at: usize) -> f32 {
-    f16::from_le_bytes([bytes[at], bytes[at + 1]]).to_f32_const()
+    half_to_f32(u16::from_le_bytes([bytes[at], bytes[at + 1]]))
+}
+
+/// `f16` bits to `f32`, exactly as the crate `half` converts them (the
+/// same bits for every input, NaN payloads included) but branch-free on
+/// finite values, so that it costs a few instructions per block in the
+/// kernels: the magnitude's bits shifted into an `f32`'s place are the
+/// value times 2⁻¹¹² (subnormal `f16` land on subnormal `f32`), and one
+/// multiplication by 2¹¹² (exact: a power of two, no overflow) restores
+/// it; infinities and NaNs keep their payload with the quiet bit set, as
+/// `half` (and F16C's `vcvtph2ps`) do.
+#[inline(always)]
+pub(crate) const fn half_to_f32(bits: u16) -> f32 {
+    const TWO_POW_112: f32 = f32::from_bits((127 + 112) << 23);
+    let sign = ((bits & 0x8000) as u32) << 16;
+    let magnitude = (bits & 0x7FFF) as u32;
+    let value = if magnitude >= 0x7C00 {
+        let payload = (magnitude & 0x03FF) << 13;
+        let quiet = if payload == 0 { 0 } else { 0x0040_0000 };
+        0x7F80_0000 | quiet | payload
+    } else {
+        (f32::from_bits(magnitude << 13) * TWO_POW_112).to_bits()
+    };
+    f32::from_bits(value | sign)
 }
 
 /// The 32 nibbles of `qs` (value `j` low, value `j + 16` high), minus `bias`.
@@ -197,5 +217,19 @@ impl BlockFormat for Q4_1 {
     #[inline(always)]
     fn quants(block: &[u8; 20]) -> [f32; BLOCK_LEN] {
         nibbles(block.last_chunk().unwrap_or(&[0; 16]), 0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tensor::element::f16;
+
+    #[test]
+    fn half_to_f32_equals_the_half_crate_on_every_bit_pattern() {
+        for bits in 0..=u16::MAX {
+            let want = f16::from_bits(bits).to_f32_const().to_bits();
+            assert_eq!(half_to_f32(bits).to_bits(), want, "{bits:#06x}");
+        }
     }
 }

@@ -10,8 +10,9 @@
 //! `vpmovsxbd`), the nibbles split by a mask and a shift, then converted to
 //! `f32` (`vcvtdq2ps`); no value goes through memory.
 
+use super::format::half_to_f32;
 #[cfg(target_arch = "x86_64")]
-use core::arch::x86_64::{__m128i, __m256, __m512};
+use core::arch::x86_64::{__m128i, __m256, __m256i, __m512};
 #[cfg(target_arch = "x86_64")]
 use pulp::bytemuck::cast;
 
@@ -40,6 +41,19 @@ pub(crate) trait Lanes16: Copy {
     fn signed_bytes(self, qs: &[u8; LANES]) -> Self::V;
     /// The lanes in order.
     fn to_array(self, v: Self::V) -> [f32; LANES];
+    /// The 8 `f16` in the 4 little-endian pairs `pairs` (low half first)
+    /// as `f32`, each exactly as [`half_to_f32`] converts it (`vcvtph2ps`
+    /// on AVX-512, which rounds nothing and keeps NaN payloads the same
+    /// way; the scalar conversion elsewhere).
+    #[inline(always)]
+    fn half_pairs(self, pairs: [u32; 4]) -> [f32; 8] {
+        let mut out = [0.0; 8];
+        for (out, pair) in out.chunks_exact_mut(2).zip(pairs) {
+            out[0] = half_to_f32(pair as u16);
+            out[1] = half_to_f32((pair >> 16) as u16);
+        }
+        out
+    }
 }
 
 /// The scalar fallback: an array of 16 `f32`, `f32::mul_add` per lane
@@ -155,6 +169,15 @@ impl Lanes16 for Avx512 {
     fn to_array(self, v: __m512) -> [f32; LANES] {
         cast(v)
     }
+    #[inline(always)]
+    fn half_pairs(self, pairs: [u32; 4]) -> [f32; 8] {
+        let [a, b, c, d] = pairs;
+        let bits = cast::<[u32; 8], __m256i>([a, b, c, d, 0, 0, 0, 0]);
+        let all: [f32; LANES] = cast(self.0.avx512f._mm512_cvtph_ps(bits));
+        let mut out = [0.0; 8];
+        out.copy_from_slice(&all[..8]);
+        out
+    }
 }
 
 /// AVX2: the 16 lanes are two `ymm` registers (lanes 0..8, then 8..16).
@@ -225,5 +248,42 @@ impl Lanes16 for Avx2 {
     #[inline(always)]
     fn to_array(self, v: Self::V) -> [f32; LANES] {
         cast(v)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every `f16` bit pattern through `half_pairs` on each level this CPU
+    /// has equals the scalar conversion bit for bit.
+    #[test]
+    fn half_pairs_equal_the_scalar_conversion_on_every_level() {
+        let levels: Vec<Box<dyn Fn([u32; 4]) -> [f32; 8]>> = {
+            let mut levels: Vec<Box<dyn Fn([u32; 4]) -> [f32; 8]>> =
+                vec![Box::new(|p| Plain.half_pairs(p))];
+            #[cfg(target_arch = "x86_64")]
+            {
+                if let Some(v4) = pulp::x86::V4::try_new() {
+                    levels.push(Box::new(move |p| Avx512(v4).half_pairs(p)));
+                }
+                if let Some(v3) = pulp::x86::V3::try_new() {
+                    levels.push(Box::new(move |p| Avx2(v3).half_pairs(p)));
+                }
+            }
+            levels
+        };
+        for first in (0..=u16::MAX as u32).step_by(8) {
+            let pairs: [u32; 4] = std::array::from_fn(|r| {
+                (first + 2 * r as u32) | ((first + 2 * r as u32 + 1) << 16)
+            });
+            let want: Vec<u32> = (first..first + 8)
+                .map(|b| half_to_f32(b as u16).to_bits())
+                .collect();
+            for level in &levels {
+                let got: Vec<u32> = level(pairs).iter().map(|v| v.to_bits()).collect();
+                assert_eq!(got, want, "{first:#06x}");
+            }
+        }
     }
 }
