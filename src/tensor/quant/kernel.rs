@@ -29,8 +29,9 @@ use super::lanes::{LANES, Lanes16, Plain};
 use pulp::{Simd, WithSimd};
 
 /// Weight rows computed together against one activation row (the
-/// activation's block is loaded once for all of them): the decode path.
-const WEIGHT_ROWS: usize = 4;
+/// activation's block is loaded once for all of them): the decode path,
+/// 8 on AVX-512 (more loads in flight: the rows stream from memory), else 4.
+const WEIGHT_ROWS: usize = 8;
 
 /// Activation rows computed together against one weight row (each
 /// unpacked block is reused for all of them): the prefill path.
@@ -107,18 +108,20 @@ fn scales<F: BlockFormat, L: Lanes16, const N: usize>(
     blocks: [&F::Block; N],
 ) -> [(f32, f32); N] {
     let mut out = [(0.0, 0.0); N];
-    if N == 4 {
-        let mut pairs = [0_u32; 4];
-        for (pair, block) in pairs.iter_mut().zip(blocks) {
-            let bytes: &[u8] = block.as_ref();
-            if let Some(&head) = bytes.first_chunk::<4>() {
-                *pair = u32::from_le_bytes(head);
+    if N.is_multiple_of(4) {
+        for (out, blocks) in out.chunks_exact_mut(4).zip(blocks.chunks_exact(4)) {
+            let mut pairs = [0_u32; 4];
+            for (pair, block) in pairs.iter_mut().zip(blocks) {
+                let bytes: &[u8] = block.as_ref();
+                if let Some(&head) = bytes.first_chunk::<4>() {
+                    *pair = u32::from_le_bytes(head);
+                }
             }
-        }
-        let halves = simd.half_pairs(pairs);
-        for (r, out) in out.iter_mut().enumerate() {
-            let m = if F::HAS_MIN { halves[2 * r + 1] } else { 0.0 };
-            *out = (halves[2 * r], m);
+            let halves = simd.half_pairs(pairs);
+            for (r, out) in out.iter_mut().enumerate() {
+                let m = if F::HAS_MIN { halves[2 * r + 1] } else { 0.0 };
+                *out = (halves[2 * r], m);
+            }
         }
     } else {
         for (out, block) in out.iter_mut().zip(blocks) {
@@ -223,6 +226,32 @@ pub(crate) struct Task<'a, 'o, F: BlockFormat> {
     pub(crate) out: &'o mut [f32],
 }
 
+/// The dots of the weight rows `j..j + N` (`w_row(j)` is row `j` of the
+/// task) with the activation row `i` (`x`, `sums`) into `out` (transposed,
+/// `m` values per weight row); returns `N`.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn weight_group<'w, F: BlockFormat, L: Lanes16, const N: usize>(
+    simd: L,
+    w_row: impl Fn(usize) -> &'w [F::Block],
+    j: usize,
+    x: &[[f32; BLOCK_LEN]],
+    sums: &[f32],
+    out: &mut [f32],
+    m: usize,
+    i: usize,
+) -> usize {
+    let mut w = [w_row(j); N];
+    for (r, w) in w.iter_mut().enumerate().skip(1) {
+        *w = w_row(j + r);
+    }
+    let dots = dot_weight_rows::<F, L, N>(simd, w, x, sums);
+    for (r, dot) in dots.into_iter().enumerate() {
+        out[(j + r) * m + i] = dot;
+    }
+    N
+}
+
 impl<F: BlockFormat> Task<'_, '_, F> {
     /// The task on the lanes `simd`.
     #[inline(always)]
@@ -248,16 +277,14 @@ impl<F: BlockFormat> Task<'_, '_, F> {
             for i in 0..m {
                 let (x, sums) = (x_row(i), sum_row(i));
                 let mut j = 0;
-                while j + WEIGHT_ROWS <= rows {
-                    let w = [w_row(j), w_row(j + 1), w_row(j + 2), w_row(j + 3)];
-                    let dots = dot_weight_rows::<F, L, WEIGHT_ROWS>(simd, w, x, sums);
-                    for (r, dot) in dots.into_iter().enumerate() {
-                        out[(j + r) * m + i] = dot;
-                    }
-                    j += WEIGHT_ROWS;
-                }
-                for j in j..rows {
-                    out[j * m + i] = dot_weight_rows::<F, L, 1>(simd, [w_row(j)], x, sums)[0];
+                while j < rows {
+                    j += if L::EIGHT_ROWS && j + WEIGHT_ROWS <= rows {
+                        weight_group::<F, L, WEIGHT_ROWS>(simd, w_row, j, x, sums, out, m, i)
+                    } else if j + 4 <= rows {
+                        weight_group::<F, L, 4>(simd, w_row, j, x, sums, out, m, i)
+                    } else {
+                        weight_group::<F, L, 1>(simd, w_row, j, x, sums, out, m, i)
+                    };
                 }
             }
             return;

@@ -23,6 +23,9 @@ pub(crate) const LANES: usize = 16;
 pub(crate) trait Lanes16: Copy {
     /// 16 lanes (one or more registers).
     type V: Copy;
+    /// Whether the registers hold 8 weight rows' sums and the activations
+    /// at once (32 `zmm` do; 16 `ymm` do not).
+    const EIGHT_ROWS: bool;
     /// Every lane `+0.0`.
     fn zero(self) -> Self::V;
     /// Every lane `value`.
@@ -63,6 +66,7 @@ pub(crate) struct Plain;
 
 impl Lanes16 for Plain {
     type V = [f32; LANES];
+    const EIGHT_ROWS: bool = false;
     #[inline(always)]
     fn zero(self) -> Self::V {
         [0.0; LANES]
@@ -128,6 +132,7 @@ pub(crate) struct Avx512(pub(crate) pulp::x86::V4);
 #[cfg(target_arch = "x86_64")]
 impl Lanes16 for Avx512 {
     type V = __m512;
+    const EIGHT_ROWS: bool = true;
     #[inline(always)]
     fn zero(self) -> __m512 {
         self.0.avx512f._mm512_setzero_ps()
@@ -188,6 +193,7 @@ pub(crate) struct Avx2(pub(crate) pulp::x86::V3);
 #[cfg(target_arch = "x86_64")]
 impl Lanes16 for Avx2 {
     type V = [__m256; 2];
+    const EIGHT_ROWS: bool = false;
     #[inline(always)]
     fn zero(self) -> Self::V {
         let z = self.0.avx._mm256_setzero_ps();
