@@ -61,15 +61,18 @@ impl KvCache {
     }
 }
 
-/// RMSNorm over the last axis of `[T, C]`, in place: `x / sqrt(mean(x²) + eps) · w`.
+/// RMSNorm over the last axis of `[T, C]`: `x / sqrt(mean(x²) + eps) · w`,
+/// with the crate's named ops (`square`, `mean_axis`, broadcast `div`,
+/// in-place `mul_assign`).
 pub fn rms_norm(
     x: &Tensor<2, f32>,
     weight: View<'_, 1, f32>,
     eps: f32,
 ) -> Result<Tensor<2, f32>, Error> {
-    let mean_square = x.map_unary(|v| v * v)?.mean_axis(1, KeepDim)?; // [T, 1]
-    let mut out = x.map_binary(&mean_square, |v, ms| v / (ms + eps).sqrt())?;
-    out.view_mut().zip_map_inplace(&weight, |v, w| v * w)?;
+    let mut root = x.square()?.mean_axis(1, KeepDim)?; // [T, 1]
+    root.view_mut().map_inplace(|ms| (ms + eps).sqrt());
+    let mut out = x.div(&root)?;
+    out.view_mut().mul_assign(&weight)?;
     Ok(out)
 }
 
@@ -144,13 +147,12 @@ impl Llama<'_> {
         for (layer, block) in self.params.blocks.iter().enumerate() {
             let h = rms_norm(&x, block.attn_norm.view(), config.eps)?;
             let attended = self.attention(layer, &h, &cos, &sin, cache)?;
-            x.view_mut().zip_map_inplace(&attended, |v, a| v + a)?;
+            x.view_mut().add_assign(&attended)?;
             let h = rms_norm(&x, block.ffn_norm.view(), config.eps)?;
-            let gate = block.gate.linear(&h)?; // [T, F]
-            let up = block.up.linear(&h)?;
-            let hidden = gate.map_binary(&up, |g, u| g / (1.0 + (-g).exp()) * u)?;
+            let mut hidden = block.gate.linear(&h)?.silu()?; // [T, F]
+            hidden.view_mut().mul_assign(&block.up.linear(&h)?)?;
             let out = block.down.linear(&hidden)?; // [T, C]
-            x.view_mut().zip_map_inplace(&out, |v, o| v + o)?;
+            x.view_mut().add_assign(&out)?;
         }
         cache.len += t;
         Ok(rms_norm(&x, self.params.output_norm.view(), config.eps)?)
