@@ -265,20 +265,17 @@ mod tests {
     /// has equals the scalar conversion bit for bit.
     #[test]
     fn half_pairs_equal_the_scalar_conversion_on_every_level() {
-        let levels: Vec<Box<dyn Fn([u32; 4]) -> [f32; 8]>> = {
-            let mut levels: Vec<Box<dyn Fn([u32; 4]) -> [f32; 8]>> =
-                vec![Box::new(|p| Plain.half_pairs(p))];
-            #[cfg(target_arch = "x86_64")]
-            {
-                if let Some(v4) = pulp::x86::V4::try_new() {
-                    levels.push(Box::new(move |p| Avx512(v4).half_pairs(p)));
-                }
-                if let Some(v3) = pulp::x86::V3::try_new() {
-                    levels.push(Box::new(move |p| Avx2(v3).half_pairs(p)));
-                }
+        type Level = Box<dyn Fn([u32; 4]) -> [f32; 8]>;
+        let mut levels: Vec<Level> = vec![Box::new(|p| Plain.half_pairs(p))];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if let Some(v4) = pulp::x86::V4::try_new() {
+                levels.push(Box::new(move |p| Avx512(v4).half_pairs(p)));
             }
-            levels
-        };
+            if let Some(v3) = pulp::x86::V3::try_new() {
+                levels.push(Box::new(move |p| Avx2(v3).half_pairs(p)));
+            }
+        }
         for first in (0..=u16::MAX as u32).step_by(8) {
             let pairs: [u32; 4] = std::array::from_fn(|r| {
                 (first + 2 * r as u32) | ((first + 2 * r as u32 + 1) << 16)

@@ -26,8 +26,12 @@ const FLOPS_PER_WEIGHT: u64 = 16;
 /// `x · Wᵀ`: `[m, k] x [n, k]ᵀ -> [m, n]`, the product of `f32` activations
 /// with a block-quantized weight matrix stored `[out, in]` (PyTorch's
 /// `F.linear(x, W)` without bias, ggml's `mul_mat`; a GGUF `[k, n]` weight
-/// is this `[n, k]`). `W` is never dequantized into memory: each block is
-/// unpacked in registers and used for up to four activation rows.
+/// is this `[n, k]`). `W` is never dequantized into memory: each block's
+/// bytes are widened, split into nibbles and converted to `f32` in vector
+/// registers (AVX-512, AVX2, or a scalar fallback). With fewer than four
+/// activation rows (decoding) 8 weight rows (4 without AVX-512) share each
+/// load of `x` and their 8 `f16` scales are converted in one instruction;
+/// otherwise each unpacked block serves four activation rows.
 ///
 /// Numerics: `f32` activations and accumulation (no quantized
 /// activations), fused multiply-adds in the fixed order documented in the
@@ -38,7 +42,8 @@ const FLOPS_PER_WEIGHT: u64 = 16;
 /// differs from `x · dequantize(W)ᵀ` by rounding only (the order differs).
 ///
 /// Threads: rayon's current pool, over blocks of weight rows (`n`); small
-/// products stay on the calling thread.
+/// products (below about 256 K weight-rows times activation rows) stay on
+/// the calling thread.
 ///
 /// # Errors
 /// [`Error::LinearInnerMismatch`] when `x`'s last extent is not `W`'s;
