@@ -226,30 +226,30 @@ pub(crate) struct Task<'a, 'o, F: BlockFormat> {
     pub(crate) out: &'o mut [f32],
 }
 
-/// The dots of the weight rows `j..j + N` (`w_row(j)` is row `j` of the
-/// task) with the activation row `i` (`x`, `sums`) into `out` (transposed,
-/// `m` values per weight row); returns `N`.
+/// The dots of the weight rows `j, j + step, .., j + (N - 1) · step`
+/// (`w_row(j)` is row `j` of the task) with the activation row `i` (`x`,
+/// `sums`) into `out` (transposed, `m` values per weight row).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 fn weight_group<'w, F: BlockFormat, L: Lanes16, const N: usize>(
     simd: L,
     w_row: impl Fn(usize) -> &'w [F::Block],
     j: usize,
+    step: usize,
     x: &[[f32; BLOCK_LEN]],
     sums: &[f32],
     out: &mut [f32],
     m: usize,
     i: usize,
-) -> usize {
+) {
     let mut w = [w_row(j); N];
     for (r, w) in w.iter_mut().enumerate().skip(1) {
-        *w = w_row(j + r);
+        *w = w_row(j + r * step);
     }
     let dots = dot_weight_rows::<F, L, N>(simd, w, x, sums);
     for (r, dot) in dots.into_iter().enumerate() {
-        out[(j + r) * m + i] = dot;
+        out[(j + r * step) * m + i] = dot;
     }
-    N
 }
 
 impl<F: BlockFormat> Task<'_, '_, F> {
@@ -273,18 +273,29 @@ impl<F: BlockFormat> Task<'_, '_, F> {
         let w_row = |j: usize| &w[(first + j) * per_row..(first + j + 1) * per_row];
         let rows = out.len() / m;
         if m < X_ROWS {
-            // Decoding: several weight rows share each load of x.
+            // Decoding: several weight rows share each load of x. The rows of
+            // a pass are `rows / N` apart, so each of the N streams reads its
+            // own contiguous stretch of the matrix front to back (as many
+            // sequential streams as rows in flight: what the memory system
+            // serves fastest); the rows left over go 4, then 1 at a time.
             for i in 0..m {
                 let (x, sums) = (x_row(i), sum_row(i));
                 let mut j = 0;
-                while j < rows {
-                    j += if L::EIGHT_ROWS && j + WEIGHT_ROWS <= rows {
-                        weight_group::<F, L, WEIGHT_ROWS>(simd, w_row, j, x, sums, out, m, i)
-                    } else if j + 4 <= rows {
-                        weight_group::<F, L, 4>(simd, w_row, j, x, sums, out, m, i)
-                    } else {
-                        weight_group::<F, L, 1>(simd, w_row, j, x, sums, out, m, i)
-                    };
+                if L::EIGHT_ROWS {
+                    let step = rows / WEIGHT_ROWS;
+                    for first in 0..step {
+                        weight_group::<F, L, WEIGHT_ROWS>(
+                            simd, w_row, first, step, x, sums, out, m, i,
+                        );
+                    }
+                    j = step * WEIGHT_ROWS;
+                }
+                let step = (rows - j) / 4;
+                for first in j..j + step {
+                    weight_group::<F, L, 4>(simd, w_row, first, step, x, sums, out, m, i);
+                }
+                for j in j + 4 * step..rows {
+                    weight_group::<F, L, 1>(simd, w_row, j, 1, x, sums, out, m, i);
                 }
             }
             return;

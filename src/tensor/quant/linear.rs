@@ -15,13 +15,13 @@ use crate::tensor::traverse::simd::{Dispatch, threads_for, tuning};
 /// Weight rows per task at least (a few cache lines of blocks each).
 const MIN_ROWS_PER_TASK: usize = 16;
 
-/// What one weight of a quantized matrix counts for against the threads'
-/// flop threshold: the kernel streams its blocks from memory at about
-/// 5–10 G weights/s per core here, against ~80 GFLOP/s of the matmul kernel
-/// that the threshold is measured in. So a decode step's `[576, 576]`
-/// product (330 K weights, ~40 µs) is split between the threads, and the
-/// `[192, 576]` ones stay on the calling thread.
-const FLOPS_PER_WEIGHT: u64 = 16;
+/// What one weight of a quantized matrix (times one activation row)
+/// counts for against the threads' flop threshold. Measured on the
+/// SmolLM2 decode (2 vCPUs, 2026-12-02): waking rayon's workers for every
+/// `[576, 576]` and `[1536, 576]` product (16 per weight) cost more than
+/// it saved, 82-94 tokens/s on two threads against 130-142 when only the
+/// head `[49152, 576]` goes to the threads (1 per weight: from 4 M weights).
+const FLOPS_PER_WEIGHT: u64 = 1;
 
 /// `x · Wᵀ`: `[m, k] x [n, k]ᵀ -> [m, n]`, the product of `f32` activations
 /// with a block-quantized weight matrix stored `[out, in]` (PyTorch's
@@ -41,9 +41,9 @@ const FLOPS_PER_WEIGHT: u64 = 16;
 /// bit-identical for every thread count, SIMD level and layout of `x`; it
 /// differs from `x · dequantize(W)ᵀ` by rounding only (the order differs).
 ///
-/// Threads: rayon's current pool, over blocks of weight rows (`n`); small
-/// products (below about 256 K weight-rows times activation rows) stay on
-/// the calling thread.
+/// Threads: rayon's current pool, over blocks of weight rows (`n`), one
+/// contiguous block per thread when decoding; small products (below 4 M
+/// weights times activation rows) stay on the calling thread.
 ///
 /// # Errors
 /// [`Error::LinearInnerMismatch`] when `x`'s last extent is not `W`'s;
@@ -110,10 +110,14 @@ pub fn linear<F: BlockFormat>(
         .saturating_mul(n as u64)
         .saturating_mul(k as u64);
     let threads = threads_for(work, tuning);
-    let split = Split {
-        unit: m,
-        min_units: MIN_ROWS_PER_TASK,
+    // Decoding streams the weights from memory, fastest as long sequential
+    // stretches: one task per thread then, not several small ones.
+    let min_units = if m < 4 {
+        n.div_ceil(threads.max(1)).max(MIN_ROWS_PER_TASK)
+    } else {
+        MIN_ROWS_PER_TASK
     };
+    let split = Split { unit: m, min_units };
     let sums = &sums;
     for_each_block(&mut out_t, split, threads, |rows, block| {
         dispatch.run(Task::<F> {
