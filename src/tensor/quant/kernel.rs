@@ -33,7 +33,7 @@ use pulp::{Simd, WithSimd};
 /// 8 on AVX-512 (more loads in flight: the rows stream from memory), else 4.
 const WEIGHT_ROWS: usize = 8;
 
-/// Activation rows computed together against one weight row (each
+/// Activation rows computed together against each weight row (each
 /// unpacked block is reused for all of them): the prefill path.
 const X_ROWS: usize = 4;
 
@@ -139,72 +139,50 @@ fn finish<F: BlockFormat, L: Lanes16>(simd: L, acc: L::V, macc: f32) -> f32 {
     if F::HAS_MIN { sum + macc } else { sum }
 }
 
-/// The dots of `N` weight rows `w` with one activation row `x` (block sums
-/// `sums`), in the order of the module docs: each block of `x` is loaded
-/// once for the `N` rows.
+/// The dots of `WN` weight rows `w` with `XN` activation rows `xs` (block
+/// sums `sums`), `out[r][i] = xs[i] · w[r]`, each in the order of the
+/// module docs: every block of `x` is loaded once for the `WN` weight rows,
+/// every weight block unpacked once for the `XN` activation rows.
 #[inline(always)]
-fn dot_weight_rows<F: BlockFormat, L: Lanes16, const N: usize>(
+fn dot_tile<F: BlockFormat, L: Lanes16, const WN: usize, const XN: usize>(
     simd: L,
-    w: [&[F::Block]; N],
-    x: &[[f32; BLOCK_LEN]],
-    sums: &[f32],
-) -> [f32; N] {
-    let mut acc = [simd.zero(); N];
-    let mut macc = [0.0_f32; N];
-    for (b, (x, &sum)) in x.iter().zip(sums).enumerate() {
-        let (low, high) = halves(x);
-        let (x_low, x_high) = (simd.load(low), simd.load(high));
-        let mut blocks = [&w[0][b]; N];
-        for r in 1..N {
+    w: [&[F::Block]; WN],
+    xs: [&[[f32; BLOCK_LEN]]; XN],
+    sums: [&[f32]; XN],
+) -> [[f32; XN]; WN] {
+    let mut acc = [[simd.zero(); XN]; WN];
+    let mut macc = [[0.0_f32; XN]; WN];
+    let per_row = xs[0].len();
+    for b in 0..per_row {
+        let mut x = [(simd.zero(), simd.zero()); XN];
+        for (x, row) in x.iter_mut().zip(xs) {
+            let (low, high) = halves(&row[b]);
+            *x = (simd.load(low), simd.load(high));
+        }
+        let mut blocks = [&w[0][b]; WN];
+        for r in 1..WN {
             blocks[r] = &w[r][b];
         }
-        let scales = scales::<F, L, N>(simd, blocks);
-        for r in 0..N {
-            let block = blocks[r];
-            let (q_low, q_high) = unpack::<F, L>(simd, block);
+        let scales = scales::<F, L, WN>(simd, blocks);
+        for r in 0..WN {
+            let (q_low, q_high) = unpack::<F, L>(simd, blocks[r]);
             let (d, m) = scales[r];
-            let p = simd.mul_add(q_high, x_high, simd.mul(q_low, x_low));
-            acc[r] = simd.mul_add(simd.splat(d), p, acc[r]);
-            if F::HAS_MIN {
-                macc[r] = m.mul_add(sum, macc[r]);
+            let d = simd.splat(d);
+            for i in 0..XN {
+                let (x_low, x_high) = x[i];
+                let p = simd.mul_add(q_high, x_high, simd.mul(q_low, x_low));
+                acc[r][i] = simd.mul_add(d, p, acc[r][i]);
+                if F::HAS_MIN {
+                    macc[r][i] = m.mul_add(sums[i][b], macc[r][i]);
+                }
             }
         }
     }
-    let mut out = [0.0; N];
-    for r in 0..N {
-        out[r] = finish::<F, L>(simd, acc[r], macc[r]);
-    }
-    out
-}
-
-/// The dots of one weight row `w` with `N` activation rows `xs` (block
-/// sums `sums`), in the order of the module docs: each block is unpacked
-/// once for the `N` rows.
-#[inline(always)]
-fn dot_x_rows<F: BlockFormat, L: Lanes16, const N: usize>(
-    simd: L,
-    w: &[F::Block],
-    xs: [&[[f32; BLOCK_LEN]]; N],
-    sums: [&[f32]; N],
-) -> [f32; N] {
-    let mut acc = [simd.zero(); N];
-    let mut macc = [0.0_f32; N];
-    for (b, block) in w.iter().enumerate() {
-        let (q_low, q_high) = unpack::<F, L>(simd, block);
-        let (d, m) = F::scales(block);
-        let d = simd.splat(d);
-        for r in 0..N {
-            let (low, high) = halves(&xs[r][b]);
-            let p = simd.mul_add(q_high, simd.load(high), simd.mul(q_low, simd.load(low)));
-            acc[r] = simd.mul_add(d, p, acc[r]);
-            if F::HAS_MIN {
-                macc[r] = m.mul_add(sums[r][b], macc[r]);
-            }
+    let mut out = [[0.0; XN]; WN];
+    for r in 0..WN {
+        for i in 0..XN {
+            out[r][i] = finish::<F, L>(simd, acc[r][i], macc[r][i]);
         }
-    }
-    let mut out = [0.0; N];
-    for r in 0..N {
-        out[r] = finish::<F, L>(simd, acc[r], macc[r]);
     }
     out
 }
@@ -246,8 +224,8 @@ fn weight_group<'w, F: BlockFormat, L: Lanes16, const N: usize>(
     for (r, w) in w.iter_mut().enumerate().skip(1) {
         *w = w_row(j + r * step);
     }
-    let dots = dot_weight_rows::<F, L, N>(simd, w, x, sums);
-    for (r, dot) in dots.into_iter().enumerate() {
+    let dots = dot_tile::<F, L, N, 1>(simd, w, [x], [sums]);
+    for (r, [dot]) in dots.into_iter().enumerate() {
         out[(j + r * step) * m + i] = dot;
     }
 }
@@ -300,21 +278,58 @@ impl<F: BlockFormat> Task<'_, '_, F> {
             }
             return;
         }
-        for (j, out) in out.chunks_exact_mut(m).enumerate() {
-            let w = w_row(j);
-            let mut i = 0;
-            while i + X_ROWS <= m {
-                let xs = [x_row(i), x_row(i + 1), x_row(i + 2), x_row(i + 3)];
-                let sums = [sum_row(i), sum_row(i + 1), sum_row(i + 2), sum_row(i + 3)];
-                let dots = dot_x_rows::<F, L, X_ROWS>(simd, w, xs, sums);
-                out[i..i + X_ROWS].copy_from_slice(&dots);
-                i += X_ROWS;
-            }
-            for (i, slot) in out.iter_mut().enumerate().skip(i) {
-                *slot = dot_x_rows::<F, L, 1>(simd, w, [x_row(i)], [sum_row(i)])[0];
-            }
+        // Prefill: tiles of 4 weight rows (on AVX-512; 1 elsewhere) by 4
+        // activation rows, then the rows left over.
+        let mut j = 0;
+        while j < rows {
+            j += if L::EIGHT_ROWS && j + 4 <= rows {
+                x_tiles::<F, L, 4>(
+                    simd,
+                    [w_row(j), w_row(j + 1), w_row(j + 2), w_row(j + 3)],
+                    j,
+                    x_row,
+                    sum_row,
+                    out,
+                    m,
+                )
+            } else {
+                x_tiles::<F, L, 1>(simd, [w_row(j)], j, x_row, sum_row, out, m)
+            };
         }
     }
+}
+
+/// The dots of the `WN` weight rows `w` (rows `j..` of the task) with all
+/// `m` activation rows, 4 at a time, into `out` (transposed); returns `WN`.
+#[inline(always)]
+fn x_tiles<'x, F: BlockFormat, L: Lanes16, const WN: usize>(
+    simd: L,
+    w: [&[F::Block]; WN],
+    j: usize,
+    x_row: impl Fn(usize) -> &'x [[f32; BLOCK_LEN]],
+    sum_row: impl Fn(usize) -> &'x [f32],
+    out: &mut [f32],
+    m: usize,
+) -> usize {
+    let mut i = 0;
+    while i < m {
+        if i + X_ROWS <= m {
+            let xs = [x_row(i), x_row(i + 1), x_row(i + 2), x_row(i + 3)];
+            let sums = [sum_row(i), sum_row(i + 1), sum_row(i + 2), sum_row(i + 3)];
+            let dots = dot_tile::<F, L, WN, X_ROWS>(simd, w, xs, sums);
+            for (r, dots) in dots.iter().enumerate() {
+                out[(j + r) * m + i..(j + r) * m + i + X_ROWS].copy_from_slice(dots);
+            }
+            i += X_ROWS;
+        } else {
+            let dots = dot_tile::<F, L, WN, 1>(simd, w, [x_row(i)], [sum_row(i)]);
+            for (r, [dot]) in dots.into_iter().enumerate() {
+                out[(j + r) * m + i] = dot;
+            }
+            i += 1;
+        }
+    }
+    WN
 }
 
 impl<F: BlockFormat> WithSimd for Task<'_, '_, F> {

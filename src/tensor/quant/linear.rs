@@ -31,7 +31,8 @@ const FLOPS_PER_WEIGHT: u64 = 1;
 /// registers (AVX-512, AVX2, or a scalar fallback). With fewer than four
 /// activation rows (decoding) 8 weight rows (4 without AVX-512) share each
 /// load of `x` and their 8 `f16` scales are converted in one instruction;
-/// otherwise each unpacked block serves four activation rows.
+/// otherwise tiles of 4 weight rows (1 without AVX-512) by 4 activation
+/// rows reuse each unpacked block and each load of `x`.
 ///
 /// Numerics: `f32` activations and accumulation (no quantized
 /// activations), fused multiply-adds in the fixed order documented in the
