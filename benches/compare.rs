@@ -21,6 +21,8 @@
 //!
 //! The exp case (`compare/elementwise.rs`): the crate's `x.exp()` against
 //! `map_unary(f32::exp)` and ndarray's `mapv(f32::exp)` on 2^22 values.
+//! The long-sum case (`compare/pairwise.rs`): the fixed-tree sum of 2^22
+//! f32 values against ndarray's `sum`.
 //!
 //! `COMPARE_ALLOC_PROBE=N` skips the benchmarks and runs only the rank-4
 //! view-transform chain `N` times, so `valgrind` can show that the chain
@@ -37,6 +39,8 @@ mod elementwise;
 mod harness;
 #[path = "compare/matmul.rs"]
 mod matmul;
+#[path = "compare/pairwise.rs"]
+mod pairwise;
 #[path = "compare/report.rs"]
 mod report;
 #[path = "compare/softmax.rs"]
@@ -145,17 +149,21 @@ pub(crate) fn broadcast_add<T: Elem>(c: &mut Criterion) {
     g.finish();
 }
 
-/// The naive ascending fold from +0.0 of one axis of an N×N row-major matrix.
+/// The tree sum (`ops::tree_sum`, the scalar model of `sum_axis`) of each
+/// group along one axis of an N×N row-major matrix, gathered first.
 pub(crate) fn naive_sum<T: Elem>(data: &[T], axis: usize) -> Vec<T> {
     (0..N)
         .map(|g| {
-            (0..N).fold(T::ZERO, |acc, i| {
-                acc + if axis == 0 {
-                    data[i * N + g]
-                } else {
-                    data[g * N + i]
-                }
-            })
+            let group: Vec<T> = (0..N)
+                .map(|i| {
+                    if axis == 0 {
+                        data[i * N + g]
+                    } else {
+                        data[g * N + i]
+                    }
+                })
+                .collect();
+            llm_from_scratch::tensor::ops::tree_sum(&group)
         })
         .collect()
 }
@@ -417,6 +425,7 @@ fn main() {
     }
     softmax::index_select_rows(&mut c);
     elementwise::exp_f32(&mut c);
+    pairwise::sum_f32(&mut c);
     decode_step::<f64>(&mut c);
     decode_step::<f32>(&mut c);
     attention::attention_e2e::<f64>(&mut c);

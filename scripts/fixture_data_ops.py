@@ -3,8 +3,8 @@
 NumPy is the oracle for the values of `concatenate`, `stack`, `take` and
 `argmax` (data movement and positions are exact); our shapes and error order
 come from scripts/fixture_rules.py. The softmax reference is computed in
-Python in our order (the max policy, `math.exp` of the C library, the
-ascending sum from +0.0, one division); NumPy's own softmax (`np.exp(a -
+Python in our order (the max policy, the crate's `exp`, the
+tree sum of `sum_axis`, one division; scripts/crate_numerics.py); NumPy's own softmax (`np.exp(a -
 a.max(...))`, a pairwise sum) is recorded on an `np` line where it differs.
 
 concat.txt / stack.txt: `axis <k>`, then one `input <operand>` line per
@@ -208,7 +208,7 @@ def data_op_files(seed, header):
          lambda rng, i: take_case(rng, "take-%04d" % i), TAKE_CASES),
         ("argmax.txt", "argmax over every axis, first NaN else first maximum",
          lambda rng, i: argmax_case(rng, "argmax-%04d" % i), ARGMAX_CASES),
-        ("softmax.txt", "softmax over every axis in our order (max, exp, ascending sum, divide)",
+        ("softmax.txt", "softmax over every axis in our order (max, crate exp, tree sum, divide)",
          lambda rng, i: softmax_case(rng, "softmax-%04d" % i), SOFTMAX_CASES),
     ]
     files = {}

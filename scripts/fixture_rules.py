@@ -2,8 +2,8 @@
 
 These are the expectations the fixtures record for the crate: layouts by our
 rules (plain suffix-product strides, our contiguity, our error order), the
-broadcast error at the leftmost failing axis, and reductions folded in
-ascending order (sum from +0.0; max keeping the first NaN and the earlier of
+broadcast error at the leftmost failing axis, and reductions (sums by the
+crate's fixed tree, scripts/crate_numerics.py; max in ascending order keeping the first NaN and the earlier of
 equal values). Error texts are the Rust `Debug` of our error variants.
 NumPy is not used here except to walk a reduction's groups in logical order.
 """
@@ -11,6 +11,8 @@ NumPy is not used here except to walk a reduction's groups in logical order.
 import math
 
 import numpy as np
+from crate_numerics import exp as crate_exp
+from crate_numerics import tree_sum
 
 USIZE_MAX = 2**64 - 1
 
@@ -306,10 +308,8 @@ def our_broadcast(left, right):
 
 
 def fold_sum(group):
-    accumulator = 0.0
-    for value in group:
-        accumulator = accumulator + value
-    return accumulator
+    """sum_axis of one group: the crate's fixed tree (scripts/crate_numerics.py)."""
+    return tree_sum(group)
 
 
 def fold_max(group):
@@ -429,10 +429,10 @@ def our_argmax(array, axis, keep):
 
 def softmax_group(group):
     """The composition's operations in its order: m by fold_max, exp(x - m)
-    (the C library's exp, as Rust's), the sum from +0.0 in ascending order,
-    one division per value. z >= exp(0) = 1 unless it is NaN."""
+    (the crate's exp), the tree sum, one division per value. z >= exp(0) = 1
+    unless it is NaN."""
     m = fold_max(group)
-    e = [math.exp(x - m) for x in group]
+    e = [crate_exp(x - m) for x in group]
     z = fold_sum(e)
     return [v / z for v in e]
 

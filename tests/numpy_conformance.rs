@@ -110,7 +110,7 @@ fn reductions_match_the_exact_python_folds() {
         ("error: EmptyMaxAxis", 100),
         ("ranked replays", 7000),
         ("numpy differs: max -0.0 / +0.0 tie or NaN payload", 50),
-        ("numpy differs: pairwise summation rounding", 4),
+        ("numpy differs: summation order rounding", 4),
     ]);
 }
 

@@ -10,6 +10,7 @@ use common::with_rank;
 use llm_from_scratch::prelude::*;
 use llm_from_scratch::tensor::dynamic;
 use llm_from_scratch::tensor::ops::ShapeRef;
+use llm_from_scratch::tensor::ops::tree_sum;
 use proptest::prelude::*;
 
 // ---------------------------------------------------------------- layouts
@@ -266,8 +267,8 @@ fn reference_reduce(layout: &Layout, axis: usize, keep: bool, kind: Kind) -> Red
             layout.value_at(&c)
         });
         values.push(match kind {
-            Kind::Sum => along.fold(0.0, |total, v| total + v),
-            Kind::Mean => along.fold(0.0, |total, v| total + v) / n as f64,
+            Kind::Sum => tree_sum(&along.collect::<Vec<f64>>()),
+            Kind::Mean => tree_sum(&along.collect::<Vec<f64>>()) / n as f64,
             Kind::Max => {
                 let first = along.next().unwrap();
                 along.fold(first, |m, v| {

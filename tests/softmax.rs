@@ -16,20 +16,22 @@ use common::with_rank;
 use layout::{Layout, coordinates};
 use llm_from_scratch::prelude::*;
 use llm_from_scratch::tensor::dynamic::{self, DynTensor, DynView};
+use llm_from_scratch::tensor::ops::tree_sum;
 use proptest::prelude::*;
 use values::{Elem, canonical};
 
 /// The composition through the library's own ops (dynamic API).
 fn composed<F: Elem>(x: &DynView<'_, F>, axis: usize) -> Result<DynTensor<F>, Error> {
     let m = dynamic::max_axis(x, axis, true)?;
-    let e = dynamic::map_binary(x, &m.view(), |x, m| (x - m).exp())?;
+    let e = sub(x, &m)?.exp()?;
     let z = dynamic::sum_axis(&e.view(), axis, true)?;
-    dynamic::map_binary(&e.view(), &z.view(), |e, z| e / z)
+    div(&e, &z)
 }
 
 /// The composition by hand, coordinate by coordinate: the max policy's
 /// fold (first NaN, else replace only by a strictly larger value), then per
-/// position `exp(x - m)`, the sum from +0.0 in ascending order, the division.
+/// position the crate's `exp(x - m)` (its scalar model), the tree sum of
+/// the group's exponentials, the division.
 fn model<F: Elem>(layout: &Layout, owner: &DynTensor<F>, axis: usize) -> Vec<F> {
     let at = |c: &[usize]| owner.as_slice()[layout.offset(c)];
     let extent = layout.shape[axis];
@@ -51,13 +53,12 @@ fn model<F: Elem>(layout: &Layout, owner: &DynTensor<F>, axis: usize) -> Vec<F> 
                         m = v;
                     }
                 }
-                let mut z = F::ZERO;
-                for i in 0..extent {
-                    z = z + (value(i) - m).exp();
-                }
-                (m, z)
+                let e: Vec<F> = (0..extent)
+                    .map(|i| Function::Exp.eval(value(i) - m))
+                    .collect();
+                (m, tree_sum(&e))
             });
-            (at(c) - m).exp() / z
+            Function::Exp.eval(at(c) - m) / z
         })
         .collect()
 }
@@ -201,7 +202,7 @@ fn masked_and_non_finite_rows_follow_the_composition() {
     ];
     let scores = Tensor::from_vec([6, 4], rows.concat()).unwrap();
     let p = scores.softmax_axis(1).unwrap();
-    let e = |x: f64| x.exp();
+    let e = |x: f64| Function::Exp.eval(x);
     assert_eq!(
         &p.as_slice()[..4],
         &[1.0 / (1.0 + e(1.0)), 0.0, 0.0, e(1.0) / (1.0 + e(1.0))]

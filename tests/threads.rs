@@ -20,6 +20,7 @@ mod values;
 use layout::{Layout, coordinates};
 use llm_from_scratch::Error;
 use llm_from_scratch::tensor::dynamic::{self, DynTensor, DynView};
+use llm_from_scratch::tensor::ops::{Function, tree_sum};
 use llm_from_scratch::tensor::{KernelTuning, SimdLevel, with_kernel_tuning};
 use proptest::prelude::*;
 use values::{Elem, canonical, exact};
@@ -160,10 +161,7 @@ fn model<F: Elem>(layout: &Layout, owner: &DynTensor<F>) -> Vec<(String, Option<
             .iter()
             .map(|g| g.iter().map(|c| at(c)).collect())
             .collect();
-        let sums: Vec<F> = values
-            .iter()
-            .map(|g| g.iter().fold(F::ZERO, |s, &x| s + x))
-            .collect();
+        let sums: Vec<F> = values.iter().map(|g| tree_sum(g)).collect();
         let extent = layout.shape[axis];
         let nonempty = extent > 0;
         let means: Vec<F> = sums
@@ -185,9 +183,10 @@ fn model<F: Elem>(layout: &Layout, owner: &DynTensor<F>) -> Vec<(String, Option<
         for (g, coords) in values.iter().zip(&groups) {
             let Some(&first) = g.first() else { continue };
             let m = g[1..].iter().fold(first, |m, &x| max_step(m, x));
-            let z = g.iter().fold(F::ZERO, |z, &x| z + (x - m).exp());
-            for (&x, c) in g.iter().zip(coords) {
-                softmax[linear(c)] = (x - m).exp() / z;
+            let e: Vec<F> = g.iter().map(|&x| Function::Exp.eval(x - m)).collect();
+            let z = tree_sum(&e);
+            for (&e, c) in e.iter().zip(coords) {
+                softmax[linear(c)] = e / z;
             }
         }
         all.push((format!("sum axis {axis}"), Some(canonical(&sums))));

@@ -1,10 +1,10 @@
-//! The fused `softmax_axis` against its four-call composition and ndarray,
+//! The fused `softmax_axis` against its five-call composition and ndarray,
 //! and `index_select` against a plain loop.
 //!
 //! softmax: over the last axis of GPT-2 small's attention scores
 //! `[12, 1024, 1024]` (f32 and f64), causally masked as GPT-2 feeds them to
 //! the softmax (about half the scores are -inf), and unmasked. `composition` is `max_axis` (KeepDim)
-//! -> `map_binary(exp(x - m))` -> `sum_axis` (KeepDim) -> `map_binary(e / z)`,
+//! -> `sub(x, m)` -> `.exp()` (the crate's) -> `sum_axis` (KeepDim) -> `div(e, z)`,
 //! which ours equals bit for bit (checked before timing); `ndarray` is its
 //! idiomatic equivalent (`a - max` into a new array, `mapv_inplace(exp)`,
 //! `sum_axis`, `/=` in place: one full-size allocation, like ours).
@@ -26,12 +26,12 @@ const VOCAB: usize = 50257;
 const WIDTH: usize = 768;
 const TOKENS: usize = 1024;
 
-/// The four-call composition the fused op replaces.
+/// The five-call composition the fused op replaces.
 fn composition<T: Elem>(scores: &Tensor<3, T>) -> Tensor<3, T> {
     let m = max_axis(scores, 2, KeepDim).unwrap();
-    let e = map_binary(scores, &m, |x: T, m: T| (x - m).exp()).unwrap();
+    let e = sub(scores, &m).unwrap().exp().unwrap();
     let z = sum_axis(&e, 2, KeepDim).unwrap();
-    map_binary(&e, &z, |e: T, z: T| e / z).unwrap()
+    div(&e, &z).unwrap()
 }
 
 /// ndarray's idiomatic stable softmax over the last axis.

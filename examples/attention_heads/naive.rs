@@ -1,7 +1,11 @@
 //! The independent reference: the same attention with plain nested loops
 //! over the packed `qkv` values (`Vec<f64>`, index arithmetic, no views, no
-//! crate operations), so the pipeline is checked against code that shares
-//! nothing with it but the formulas.
+//! tensor operations), so the pipeline is checked against code that shares
+//! nothing with it but the formulas and the crate's numeric rules for one
+//! value or one slice: `Function::Exp.eval` (the scalar model of its `exp`)
+//! and `tree_sum` (the summation tree of `sum_axis`).
+
+use llm_from_scratch::tensor::ops::{Function, tree_sum};
 
 /// The packed projection `[B, T, 3C]` as a flat row-major slice, with its sizes.
 #[derive(Debug, Clone, Copy)]
@@ -131,7 +135,7 @@ impl<'a> Naive<'a> {
     /// Causal attention for the query rows `rows` (each `< T`) over all `T`
     /// keys: dot products as fused multiply-adds (`mul_add`) from +0.0 in
     /// ascending index order (the order `matmul` promises), the stable softmax
-    /// `exp(s - max) / sum`.
+    /// `exp(s - max) / sum` with the crate's `exp` and summation tree.
     pub fn attention(&self, rows: &[usize]) -> NaiveAttention {
         let (seq, heads, width) = (self.seq, self.heads, self.head_width);
         let scale = (width as f64).sqrt();
@@ -161,8 +165,10 @@ impl<'a> Naive<'a> {
                     let max = row
                         .iter()
                         .fold(f64::NEG_INFINITY, |m, &s| if s > m { s } else { m });
-                    let exps: Vec<f64> = row.iter().map(|&s| (s - max).exp()).collect();
-                    let total = exps.iter().fold(0.0, |acc, &e| acc + e);
+                    // The crate's `exp` (its scalar model) and the fixed
+                    // tree of `sum_axis`, so the fused softmax matches bit for bit.
+                    let exps: Vec<f64> = row.iter().map(|&s| Function::Exp.eval(s - max)).collect();
+                    let total = tree_sum(&exps);
                     let probs: Vec<f64> = exps.iter().map(|&e| e / total).collect();
                     result.masked.extend(&row);
                     for d in 0..width {

@@ -5,6 +5,7 @@
 //! the public function called (`op`).
 
 use llm_from_scratch::Error;
+use llm_from_scratch::tensor::ops::tree_sum;
 
 /// A NaN made by arithmetic: its payload is not specified (IEEE 754, LLVM),
 /// so the model marks it and accepts any NaN there. Copies, transforms and
@@ -265,10 +266,8 @@ impl Model {
                 })
                 .collect();
             values.push(match kind {
-                Reduce::Sum => group.iter().fold(0.0, |acc, &x| arith(acc + x)),
-                Reduce::Mean => {
-                    arith(group.iter().fold(0.0, |acc, &x| arith(acc + x)) / extent as f64)
-                }
+                Reduce::Sum => arith(tree_sum(&group)),
+                Reduce::Mean => arith(tree_sum(&group) / extent as f64),
                 Reduce::Max => {
                     let mut best = group[0];
                     for &x in &group[1..] {

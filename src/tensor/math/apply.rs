@@ -9,7 +9,9 @@ use super::log::ln;
 use super::roots::{recip, rsqrt, sqrt};
 use super::tanh::{sigmoid, silu, tanh};
 use super::{Math, V};
-use crate::tensor::traverse::simd::{Dispatch, tuning};
+use crate::tensor::float::Float;
+use crate::tensor::lanes::Lanes;
+use crate::tensor::traverse::simd::{Dispatch, SimdLevel, tuning};
 use pulp::{Simd, WithSimd};
 
 /// A named elementwise function of `unary` (in `tensor::ops`)
@@ -76,6 +78,24 @@ pub enum Function {
 }
 
 impl Function {
+    /// The function of one `f32` or `f64` value: the same bits as every
+    /// element of `unary(&x, self)` (the one-lane scalar model of the
+    /// vector code), for writing reference loops and models of fused
+    /// kernels.
+    ///
+    /// ```
+    /// use llm_from_scratch::prelude::*;
+    /// let x = Tensor::from_vec([2], vec![0.5_f64, -3.0])?;
+    /// let y = x.exp()?;
+    /// assert_eq!(y.as_slice()[1].to_bits(), Function::Exp.eval(-3.0_f64).to_bits());
+    /// # Ok::<(), llm_from_scratch::Error>(())
+    /// ```
+    pub fn eval<F: Float>(self, x: F) -> F {
+        let mut y = [x];
+        map_lanes_on(Dispatch::new(SimdLevel::Baseline), self, &[x], &mut y);
+        y[0]
+    }
+
     /// Every function, in declaration order.
     pub(crate) const ALL: [Function; 14] = [
         Function::Exp,
@@ -165,6 +185,18 @@ pub(crate) fn map_slice_on<F: Math>(
         input,
         output,
     });
+}
+
+/// [`map_slice_on`] for a lane type that is `f32` or `f64` (the crate's
+/// [`Float`](crate::tensor::float::Float)s), found by a zero-cost slice
+/// cast; the kernels generic over `Float` call this.
+#[inline]
+pub(crate) fn map_lanes_on<F: Lanes>(dispatch: Dispatch, kind: Function, x: &[F], y: &mut [F]) {
+    if let (Some(x), Some(y)) = (F::as_f32(x), F::as_f32_mut(y)) {
+        map_slice_on(dispatch, kind, x, y);
+    } else if let (Some(x), Some(y)) = (F::as_f64(x), F::as_f64_mut(y)) {
+        map_slice_on(dispatch, kind, x, y);
+    }
 }
 
 /// The `WithSimd` body of [`map_slice`] (also run directly on a chosen

@@ -1,4 +1,4 @@
-//! The folds of the reductions as types ([`Sum`], [`Max`]) and the
+//! The max fold as a type ([`Max`], the sums have their tree in `tree.rs`) and the
 //! checked input of a reduction, shared by the kernels in `kernel.rs` and
 //! `rows.rs`.
 
@@ -10,7 +10,7 @@ pub(crate) const LANES: usize = 8;
 /// What a reduction does per group.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Fold {
-    /// Ascending sum from +0.0.
+    /// The fixed-tree sum from +0.0 (`tree.rs`).
     Sum,
     /// First-NaN, earlier-tie maximum (the axis must be non-empty).
     Max,
@@ -34,22 +34,6 @@ pub(crate) trait Step<F: Float>: Copy + Send + Sync {
     /// [`Step::dense`] of `LANES` groups of one length.
     fn dense_lanes(groups: [&[F]; LANES]) -> [F; LANES] {
         groups.map(Self::dense)
-    }
-}
-
-/// Ascending sum from +0.0.
-#[derive(Clone, Copy)]
-pub(crate) struct Sum;
-
-impl<F: Float> Step<F> for Sum {
-    const SEEDED: usize = 0;
-    #[inline(always)]
-    fn seed(_first: F) -> F {
-        F::ZERO
-    }
-    #[inline(always)]
-    fn step(accumulator: F, value: F) -> F {
-        accumulator + value
     }
 }
 

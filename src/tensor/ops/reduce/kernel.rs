@@ -1,16 +1,20 @@
-//! Single-axis sum and max with a fixed per-group order.
+//! Single-axis sums (by the fixed tree of `tree.rs`) and maxima, and how
+//! each visits its groups.
 //!
-//! Every output group is folded in ascending index order along the reduced
-//! axis, starting from +0.0 (sum) or the group's first value (max), so the
-//! result is bit-identical to the naive ascending fold for every layout
-//! (a NaN sum stays NaN; its payload bits are not specified by Rust).
-//! Only the order in which *groups* are visited changes:
+//! A sum is the tree sum of each group, whatever the layout: a group along
+//! the innermost axis is summed as a dense slice or gathered leaf by leaf
+//! (`Lanes`); a reduced axis that is outer in memory is read as rows
+//! (`tree_rows.rs`, every output still gets its group's tree).
+//!
+//! A maximum folds each group in ascending index order from its first
+//! value, bit-identical to the naive fold for every layout; only the order
+//! in which *groups* are visited changes:
 //! - `rows` ([`super::rows`]): the reduced axis is not the innermost in
 //!   memory, so fold whole slices `x[.., i, ..]` into the output for
 //!   `i = 0, 1, ..` (dense, vectorizable), one cache-sized block of the
 //!   output at a time;
 //! - `lanes`: the reduced axis is innermost, so fold `LANES` groups side by
-//!   side, each still sequentially, to hide the add latency;
+//!   side, each still sequentially, to hide the latency;
 //! - `dense_groups`: max over a dense innermost axis. The max policy (first
 //!   NaN, else the earliest of the largest values) does not depend on the
 //!   grouping: without NaN and with a non-zero maximum every value equal to
@@ -18,20 +22,19 @@
 //!   the exact answer; a NaN or a zero maximum (where -0.0 and +0.0 tie)
 //!   falls back to the sequential fold of that group.
 //!
-//! The fold is a type parameter ([`Sum`], [`Max`], in [`super::fold`]), so
-//! each kernel is compiled once per fold with the step inlined into its
-//! inner loop.
-//!
 //! Threads: a reduction reading at least the memory-bound threshold
 //! (`simd::threads_for_bytes`, about 1 MiB) splits its output into
-//! contiguous blocks of groups, one task each; every group is still folded
+//! contiguous blocks of groups, one task each; every group is still reduced
 //! whole by one task in its fixed order, so the values do not depend on the
 //! thread count. One group (a reduction to a single value) stays on one
 //! thread.
 
-use super::fold::{Fold, LANES, Max, Reduce, Step, Sum};
+use super::fold::{Fold, LANES, Max, Reduce, Step};
 use super::rows::rows;
+use super::tree::{Counter, tree_sum_strided};
+use super::tree_rows::tree_rows;
 use crate::tensor::float::Float;
+use crate::tensor::traverse::alloc::AllocationFailed;
 use crate::tensor::traverse::offsets::StridedOffsets;
 use crate::tensor::traverse::parallel::{Split, for_each_block};
 use crate::tensor::traverse::plan::run_iter;
@@ -58,38 +61,31 @@ pub(crate) fn dense_max_lanes<F: Float>(groups: [&[F]; LANES]) -> [F; LANES] {
     <Max as Step<F>>::dense_lanes(groups)
 }
 
-/// The ascending sums from +0.0 of the consecutive groups of `extent >= 1`
-/// values that fill `values`, one per slot of `out`: `sum_axis`'s `lanes`
-/// kernel, which folds several groups side by side (and allocates nothing).
-pub(crate) fn dense_sums<F: Float>(values: &[F], extent: usize, out: &mut [F]) {
-    let groups = out.len();
-    let input = Reduce {
-        data: values,
-        shape: &[groups, extent],
-        strides: &[extent, 1],
-        base: 0,
-        axis: 1,
-    };
-    lanes::<F, Sum>(&input, StridedOffsets::new(&[groups], &[extent], 0), out);
-}
-
 /// Writes the reduction of every group into `out` (row-major over the
 /// shape without `axis`; exactly that many elements).
-pub(crate) fn reduce<F: Float>(input: &Reduce<'_, '_, F>, fold: Fold, out: &mut [F]) {
+///
+/// # Errors
+/// A sum's scratch (the `rows` tree) could not be reserved.
+pub(crate) fn reduce<F: Float>(
+    input: &Reduce<'_, '_, F>,
+    fold: Fold,
+    out: &mut [F],
+) -> Result<(), AllocationFailed> {
     let extent = input.shape[input.axis];
     if out.is_empty() {
-        return;
+        return Ok(());
     }
     if extent == 0 {
         debug_assert_eq!(fold, Fold::Sum);
         out.fill(F::ZERO);
-        return;
+        return Ok(());
     }
     let strategy = ReduceStrategy::of(input, fold);
     match fold {
-        Fold::Sum => reduce_with::<F, Sum>(input, strategy, out),
+        Fold::Sum => return tree_with(input, strategy, out),
         Fold::Max => reduce_with::<F, Max>(input, strategy, out),
     }
+    Ok(())
 }
 
 /// How a reduction visits its groups: data a test can inspect.
@@ -161,6 +157,81 @@ fn reduce_with<F: Float, S: Step<F>>(
             rows::<F, S>(dispatch, input, group_shape, group_strides, groups, block);
         }
     });
+}
+
+/// Sums by the fixed tree ([`super::tree`]): whole groups per task, each
+/// group's tree computed by one task, so no bit depends on the threads.
+fn tree_with<F: Float>(
+    input: &Reduce<'_, '_, F>,
+    strategy: ReduceStrategy,
+    out: &mut [F],
+) -> Result<(), AllocationFailed> {
+    let mut group_shape = input.shape.to_vec();
+    let mut group_strides = input.strides.to_vec();
+    group_shape.remove(input.axis);
+    group_strides.remove(input.axis);
+    let extent = input.shape[input.axis];
+    let read = out.len().saturating_mul(extent).saturating_add(out.len());
+    let tuning = tuning();
+    let threads = threads_for_bytes(read.saturating_mul(size_of::<F>()), tuning);
+    let dispatch = Dispatch::new(tuning.simd);
+    let (group_shape, group_strides) = (group_shape.as_slice(), group_strides.as_slice());
+    let starts = |first| StridedOffsets::from_index(group_shape, group_strides, input.base, first);
+    let min_units = match strategy {
+        ReduceStrategy::Rows => ROWS_MIN_OUTPUTS,
+        ReduceStrategy::DenseGroups | ReduceStrategy::Lanes => LANES,
+    };
+    let failed = std::sync::Mutex::new(None);
+    for_each_block(
+        out,
+        Split { unit: 1, min_units },
+        threads,
+        |groups, block| {
+            if strategy == ReduceStrategy::Rows {
+                let sums = tree_rows(dispatch, input, group_shape, group_strides, groups, block);
+                if let Err(error) = sums {
+                    *failed.lock().unwrap_or_else(|poison| poison.into_inner()) = Some(error);
+                }
+            } else {
+                dispatch.compile(TreeGroups {
+                    data: input.data,
+                    extent,
+                    stride: input.strides[input.axis],
+                    starts: starts(groups.start),
+                    out: block,
+                });
+            }
+        },
+    );
+    match failed
+        .into_inner()
+        .unwrap_or_else(|poison| poison.into_inner())
+    {
+        Some(error) => Err(error),
+        None => Ok(()),
+    }
+}
+
+/// The tree sum of each group along an innermost axis (dense slices or
+/// gathered leaves), compiled for the dispatched instruction set.
+struct TreeGroups<'d, 'o, F> {
+    data: &'d [F],
+    extent: usize,
+    stride: usize,
+    starts: StridedOffsets,
+    out: &'o mut [F],
+}
+
+impl<F: Float> Compiled for TreeGroups<'_, '_, F> {
+    type Output = ();
+    #[inline(always)]
+    fn run(self) {
+        let (data, extent, stride) = (self.data, self.extent, self.stride);
+        let mut counter = Counter::new();
+        for (slot, start) in self.out.iter_mut().zip(self.starts) {
+            *slot = tree_sum_strided(&mut counter, data, start, stride, extent);
+        }
+    }
 }
 
 /// [`dense_groups`] compiled for the dispatched instruction set: the
@@ -252,8 +323,10 @@ fn lanes<F: Float, S: Step<F>>(
 mod tests {
     use super::*;
     use crate::tensor::float::max_step;
+    use crate::tensor::ops::tree_sum;
 
-    /// The naive ascending fold of every group of any strided layout.
+    /// The tree sum or the naive ascending max of every group of any
+    /// strided layout, the group gathered first.
     fn naive_any(input: &Reduce<'_, '_, f64>, fold: Fold) -> Vec<f64> {
         let (axis, extent) = (input.axis, input.shape[input.axis]);
         let mut group_shape = input.shape.to_vec();
@@ -264,7 +337,7 @@ mod tests {
             .map(|start| {
                 let at = |i: usize| input.data[start + i * input.strides[axis]];
                 match fold {
-                    Fold::Sum => (0..extent).fold(0.0, |acc, i| acc + at(i)),
+                    Fold::Sum => tree_sum(&(0..extent).map(at).collect::<Vec<_>>()),
                     Fold::Max => (1..extent).fold(at(0), |acc, i| max_step(acc, at(i))),
                 }
             })
@@ -295,7 +368,7 @@ mod tests {
     fn every_layout_and_strategy_is_bit_exact() {
         // (shape, strides, base) over an 8192-element buffer: dense, transposed,
         // permuted, sliced, stride-0 (broadcast) and long rows for every kernel.
-        let layouts: [(&[usize], &[usize], usize); 12] = [
+        let layouts: [(&[usize], &[usize], usize); 14] = [
             (&[37, 41], &[41, 1], 0),
             (&[41, 37], &[1, 41], 3),
             (&[5, 7, 9], &[63, 9, 1], 1),
@@ -309,6 +382,9 @@ mod tests {
             // Many runs, so the rows kernel folds several batches.
             (&[4, 700, 2], &[1, 8, 4], 0),
             (&[700, 4, 2], &[8, 1, 4], 1),
+            // Long outer axes: many leaves for the rows tree, dense and strided runs.
+            (&[4000, 2], &[2, 1], 0),
+            (&[2600, 3], &[1, 2600], 0),
         ];
         for (seed, nan_free) in [(1, false), (2, false), (3, true)] {
             let mut data = tricky(8192, seed);
@@ -329,7 +405,7 @@ mod tests {
                     for fold in [Fold::Sum, Fold::Max] {
                         let expected = naive_any(&input, fold);
                         let mut out = vec![7.0; expected.len()];
-                        reduce(&input, fold, &mut out);
+                        reduce(&input, fold, &mut out).unwrap();
                         // A sum's NaN payload is not specified by Rust (LLVM may
                         // commute an add), so sums compare NaN as NaN; max
                         // selects and keeps the first NaN's exact bits.

@@ -7,10 +7,30 @@ mod fold;
 mod kernel;
 mod partial_max;
 mod rows;
+mod tree;
+mod tree_rows;
 
 pub use argmax::{argmax_axis, argmax_axis_into};
 pub(crate) use fold::LANES;
-pub(crate) use kernel::{dense_max, dense_max_lanes, dense_sums};
+pub(crate) use kernel::{dense_max, dense_max_lanes};
+pub(crate) use tree::{Counter, LEAF, leaf_sums};
+
+/// The sum of a slice by the fixed tree of `sum_axis` (from +0.0; the
+/// rule is in the [`ops` module docs](crate::tensor::ops#reductions)): the
+/// same bits as `sum_axis` of any view holding these values along its
+/// axis, for reference loops and models of fused kernels.
+///
+/// ```
+/// use llm_from_scratch::prelude::*;
+/// use llm_from_scratch::tensor::ops::tree_sum;
+/// let x: Vec<f32> = (0..1000).map(|i| i as f32 * 0.1).collect();
+/// let t = Tensor::from_vec([1000], x.clone())?;
+/// assert_eq!(sum_axis(&t, 0, RemoveDim)?.as_slice()[0], tree_sum(&x));
+/// # Ok::<(), llm_from_scratch::Error>(())
+/// ```
+pub fn tree_sum<F: Float>(values: &[F]) -> F {
+    tree::tree_sum(values)
+}
 
 use super::widen::{into_narrowed, narrow, widen};
 use super::{check_output_shape, output_buffer, owner};
@@ -74,7 +94,17 @@ pub(crate) fn reduce_core<F, D: Dims>(
 
 impl Reduction {
     /// Computes the checked reduction into `out` (row-major, output length).
-    pub(crate) fn run<F: Float>(self, input: Strided<'_, '_, F>, axis: usize, out: &mut [F]) {
+    ///
+    /// # Errors
+    /// [`Error::AllocationFailed`] (naming `op`) if a sum's scratch could
+    /// not be reserved.
+    pub(crate) fn run<F: Float>(
+        self,
+        input: Strided<'_, '_, F>,
+        axis: usize,
+        out: &mut [F],
+        op: &'static str,
+    ) -> Result<(), Error> {
         let fold = if self == Reduction::Max {
             Fold::Max
         } else {
@@ -87,13 +117,17 @@ impl Reduction {
             base: input.base,
             axis,
         };
-        reduce(&kernel_input, fold, out);
+        reduce(&kernel_input, fold, out).map_err(|failed| Error::AllocationFailed {
+            op,
+            elements: failed.elements,
+        })?;
         if self == Reduction::Mean {
             let count = F::from_usize(input.shape[axis]);
             for value in out.iter_mut() {
                 *value = *value / count;
             }
         }
+        Ok(())
     }
 
     /// Checks, allocates the output with `try_reserve` and runs the
@@ -111,7 +145,7 @@ impl Reduction {
         let input = widen(input, op)?;
         let mut values = output_buffer(len, op)?;
         values.resize(len, T::Acc::ZERO);
-        self.run(input.view().strided(), axis, &mut values);
+        self.run(input.view().strided(), axis, &mut values, op)?;
         narrow(owner(shape, values, op)?, op)
     }
 
@@ -129,13 +163,12 @@ impl Reduction {
         check_output_shape(shape.as_slice(), out.layout.shape(), op)?;
         let input = widen(input, op)?;
         into_narrowed(&mut out.data, op, |out| {
-            self.run(input.view().strided(), axis, out);
-            Ok(())
+            self.run(input.view().strided(), axis, out, op)
         })
     }
 }
 
-/// The sum over one axis, from +0.0 in ascending index order; an empty axis sums to +0.0.
+/// The sum over one axis by the fixed pairwise tree (see [`tree_sum`]); an empty axis sums to +0.0.
 ///
 /// Shapes: `[.., n, ..]` -> `[.., ..]` (`RemoveDim`) or `[.., 1, ..]`
 /// (`KeepDim`; `keep_dim: bool` for a dynamic input); see the
@@ -161,7 +194,7 @@ pub fn sum_axis<D: Dimension, E: Dimension, T: Element, K: ReduceDim<D, Output =
     Reduction::Sum.fresh(input.as_array(), axis, keep.keep(), "sum_axis")
 }
 
-/// The mean over one axis: the ascending sum divided by the extent.
+/// The mean over one axis: the tree sum divided by the extent.
 ///
 /// Shapes: `[.., n, ..]` -> `[.., ..]` (`RemoveDim`) or `[.., 1, ..]` (`KeepDim`).
 ///

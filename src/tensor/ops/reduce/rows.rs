@@ -26,6 +26,37 @@ pub(super) fn rows<F: Float, S: Step<F>>(
     range: Range<usize>,
     out: &mut [F],
 ) {
+    for_each_batch(
+        input,
+        group_shape,
+        group_strides,
+        range,
+        BLOCK,
+        |rows, batch| {
+            dispatch.compile(FoldBatch::<F, S> {
+                rows,
+                batch,
+                out: &mut *out,
+                step: PhantomData,
+            });
+        },
+    );
+}
+
+/// Calls `body` with the kernel's geometry and each batch of pieces of
+/// runs of the outputs `range` (row-major over `group_shape`):
+/// `[output start in the range, input start at i = 0, length]`, about
+/// `block` output elements per batch. Each batch is folded over every `i`
+/// before the next, so its output block stays in L1. The batch list is
+/// bounded (at most `block` entries), never proportional to the output.
+pub(super) fn for_each_batch<F: Float>(
+    input: &Reduce<'_, '_, F>,
+    group_shape: &[usize],
+    group_strides: &[usize],
+    range: Range<usize>,
+    block: usize,
+    mut body: impl FnMut(&Rows<'_, F>, &[[usize; 3]]),
+) {
     let mut out_strides = vec![0; group_shape.len()];
     // The output is dense row-major over the group shape.
     let _ = row_major_strides(group_shape, &mut out_strides, "");
@@ -36,35 +67,20 @@ pub(super) fn rows<F: Float, S: Step<F>>(
         axis_stride: input.strides[input.axis],
         in_stride: plan.run_strides[1],
     };
-    // Pieces of runs (output start in `out`, input start at i = 0, length)
-    // are gathered into batches of about `BLOCK` output elements; each
-    // batch is folded over every `i` before the next, so its output block
-    // stays in L1. The batch list is bounded (at most `BLOCK` entries),
-    // never proportional to the output.
     let first = range.start;
-    let mut batch = Vec::with_capacity(BLOCK.min(range.len()));
+    let mut batch = Vec::with_capacity(block.min(range.len()));
     let mut batched = 0;
     plan.for_each_run_in(range, |[o, x], count| {
         batch.push([o - first, x, count]);
         batched += count;
-        if batched >= BLOCK {
-            dispatch.compile(FoldBatch::<F, S> {
-                rows: &rows,
-                batch: &batch,
-                out,
-                step: PhantomData,
-            });
+        if batched >= block {
+            body(&rows, &batch);
             batch.clear();
             batched = 0;
         }
     });
     if !batch.is_empty() {
-        dispatch.compile(FoldBatch::<F, S> {
-            rows: &rows,
-            batch: &batch,
-            out,
-            step: PhantomData,
-        });
+        body(&rows, &batch);
     }
 }
 
@@ -86,14 +102,14 @@ impl<F: Float, S: Step<F>> Compiled for FoldBatch<'_, '_, '_, '_, F, S> {
     }
 }
 
-/// The fixed geometry of the `rows` kernel.
-struct Rows<'a, F> {
-    data: &'a [F],
+/// The fixed geometry of the `rows` kernels.
+pub(super) struct Rows<'a, F> {
+    pub(super) data: &'a [F],
     /// Extent and stride of the reduced axis.
-    extent: usize,
-    axis_stride: usize,
+    pub(super) extent: usize,
+    pub(super) axis_stride: usize,
     /// Input stride along a run.
-    in_stride: usize,
+    pub(super) in_stride: usize,
 }
 
 impl<F: Float> Rows<'_, F> {

@@ -1,29 +1,32 @@
 //! The fused softmax: per group (every position of the other axes), the
 //! composition's three steps and nothing allocated:
 //! 1. `m`, the max policy's value (first NaN, else the earliest largest);
-//! 2. `e_i = exp(x_i - m)` written to the output, and `z`, their sum from
-//!    +0.0 in ascending `i`;
+//! 2. `e_i = exp(x_i - m)` with the crate's `exp` (SIMD, the same bits on
+//!    every instruction set), written to the output, and `z`, their sum by
+//!    `sum_axis`'s fixed tree (`reduce/tree.rs`);
 //! 3. `y_i = e_i / z` in place.
 //!
-//! These are the composition's operations, one rounding each, in its order
-//! per element (`max_axis` -> `exp(x - m)` -> `sum_axis` -> divide), so the
+//! These are the composition's operations, one rounding each, with its
+//! operands (`max_axis` -> `(x - m).exp()` -> `sum_axis` -> divide), so the
 //! result is bit-identical to it for every layout. The input is read from
 //! memory once (the maxima), the output written once; the other passes run
-//! on values still in cache. Dense groups (attention rows) go `LANES` at a
-//! time: their maxima and their sums are computed side by side by the
-//! reduction kernels (several memory streams, several addition chains, each
-//! group still folded in order), and the `exp` loop holds nothing but the
-//! calls. What remains is `exp` itself: on GPT-2's `[12, 1024, 1024]`
-//! scores it is most of the time (see the `softmax` bench case).
+//! on values still in cache. A group is processed one tree leaf (128
+//! values) at a time: `x - m` into a small buffer, `exp` of the buffer as
+//! vectors, the values written out and the leaf's lane sums pushed into
+//! the tree, so the tree never needs a second pass over the output. Dense
+//! groups (attention rows) get their maxima `LANES` at a time, read side
+//! by side by the reduction kernel.
 
 use crate::tensor::float::{Float, max_step};
-use crate::tensor::ops::reduce::{LANES, dense_max, dense_max_lanes, dense_sums};
+use crate::tensor::math::apply::{Function, map_lanes_on};
+use crate::tensor::ops::reduce::{Counter, LANES, LEAF, dense_max, dense_max_lanes, leaf_sums};
 use crate::tensor::shape::dims::{Dims, DynDims};
 use crate::tensor::shape::layout::row_major_strides;
 use crate::tensor::traverse::Strided;
 use crate::tensor::traverse::groups::for_each_group;
 use crate::tensor::traverse::parallel::{Split, for_each_block};
 use crate::tensor::traverse::plan::run_iter;
+use crate::tensor::traverse::simd::{Dispatch, tuning};
 use crate::tensor::traverse::sink::{Sink, SliceSink};
 use std::ops::Range;
 
@@ -54,10 +57,47 @@ impl SoftmaxStrategy {
     }
 }
 
-/// `exp(x - m)`: the composition's closure, the standard library's `exp`.
+/// `exp(x - m)` of up to one leaf of a group's values into `out[..n]` by
+/// the crate's vectorized `exp`, returning the leaf's lane sums (the tree
+/// of `sum_axis` from step 1 of `reduce/tree.rs`) and the count `n`.
 #[inline(always)]
-fn exp_shifted<F: Float>(x: F, m: F) -> F {
-    (x - m).exp()
+fn exp_leaf<F: Float>(
+    dispatch: Dispatch,
+    values: &mut impl Iterator<Item = F>,
+    m: F,
+    out: &mut [F; LEAF],
+) -> usize {
+    let mut shifted = [F::ZERO; LEAF];
+    let mut n = 0;
+    for (slot, x) in shifted.iter_mut().zip(values) {
+        *slot = x - m;
+        n += 1;
+    }
+    map_lanes_on(dispatch, Function::Exp, &shifted[..n], &mut out[..n]);
+    n
+}
+
+/// Step 2 for one group: `exp(values - m)` handed to `write` leaf by leaf
+/// (`write(first index, values)`), and `z`, their tree sum.
+#[inline(always)]
+fn exp_and_sum<F: Float>(
+    dispatch: Dispatch,
+    counter: &mut Counter<F>,
+    mut values: impl Iterator<Item = F>,
+    m: F,
+    extent: usize,
+    mut write: impl FnMut(usize, &[F]),
+) -> F {
+    counter.reset();
+    let mut leaf = [F::ZERO; LEAF];
+    let mut first = 0;
+    while first < extent {
+        let n = exp_leaf(dispatch, &mut values, m, &mut leaf);
+        write(first, &leaf[..n]);
+        counter.push(leaf_sums(&leaf[..n]));
+        first += n;
+    }
+    counter.finish()
 }
 
 /// Writes the softmax of every group along `axis` to `sink` (row-major,
@@ -145,6 +185,7 @@ impl<'a, 's, F: Float> Geometry<'a, 's, F> {
     fn groups(&self, groups: Range<usize>, out_first: usize, sink: &mut impl Sink<F>) {
         let (data, extent, in_stride) = (self.input.data, self.extent, self.in_stride);
         let count = groups.len();
+        let counter = &mut Counter::new();
         let each = |group: &mut dyn FnMut(usize, usize)| {
             let Strided {
                 shape,
@@ -172,16 +213,23 @@ impl<'a, 's, F: Float> Geometry<'a, 's, F> {
                     block[filled] = x;
                     filled += 1;
                     if filled == LANES {
-                        dense_block(data, &block, extent, sink);
+                        dense_block(counter, data, &block, extent, sink);
                         filled = 0;
                     }
                 });
-                dense_block(data, &block[..filled], extent, sink);
+                dense_block(counter, data, &block[..filled], extent, sink);
             }
             SoftmaxStrategy::Gathered => each(&mut |x, _| {
                 let values = || run_iter(data, x, in_stride, extent);
                 let m = values().skip(1).fold(data[x], max_step);
-                append(values(), m, extent, sink);
+                append(
+                    Dispatch::new(tuning().simd),
+                    counter,
+                    values(),
+                    m,
+                    extent,
+                    sink,
+                );
             }),
             SoftmaxStrategy::Columns => {
                 let out = sink.next_slots(count * extent, F::ZERO);
@@ -193,7 +241,7 @@ impl<'a, 's, F: Float> Geometry<'a, 's, F> {
                         out_stride: self.out_stride,
                         extent,
                     };
-                    group.run(data, out);
+                    group.run(counter, data, out);
                 });
             }
         }
@@ -201,13 +249,17 @@ impl<'a, 's, F: Float> Geometry<'a, 's, F> {
 }
 
 /// Dense groups of `extent >= 1` values starting at `starts` (at most
-/// `LANES`), appended to `sink` one after the other. The three passes are
-/// spread over the block: the maxima of all its groups (read side by side
-/// when there are `LANES`), then `exp(x - m)` group by group (nothing but
-/// the `exp` calls in that loop), then their ascending sums (`sum_axis`'s
-/// kernel, several groups side by side, each still in order from +0.0)
-/// and the divisions, while the block is in cache.
-fn dense_block<F: Float>(data: &[F], starts: &[usize], extent: usize, sink: &mut impl Sink<F>) {
+/// `LANES`), appended to `sink` one after the other: the maxima of all of
+/// them (read side by side when there are `LANES`), then each group's
+/// exponentials and sum leaf by leaf, and its division while the group is
+/// in cache.
+fn dense_block<F: Float>(
+    counter: &mut Counter<F>,
+    data: &[F],
+    starts: &[usize],
+    extent: usize,
+    sink: &mut impl Sink<F>,
+) {
     let group = |start: usize| &data[start..start + extent];
     let mut maxima = [F::ZERO; LANES];
     if let Ok(lanes) = <[usize; LANES]>::try_from(starts) {
@@ -217,33 +269,33 @@ fn dense_block<F: Float>(data: &[F], starts: &[usize], extent: usize, sink: &mut
             *m = dense_max(group(start));
         }
     }
+    let dispatch = Dispatch::new(tuning().simd);
     for (&m, &start) in maxima.iter().zip(starts) {
-        sink.extend_run(extent, group(start).iter().map(|&x| exp_shifted(x, m)));
-    }
-    let written = sink.written_mut(starts.len() * extent);
-    let mut sums = [F::ZERO; LANES];
-    let sums = &mut sums[..starts.len()];
-    dense_sums(written, extent, sums);
-    for (row, &z) in written.chunks_exact_mut(extent).zip(sums.iter()) {
-        for slot in row {
-            *slot = *slot / z;
-        }
+        append(
+            dispatch,
+            counter,
+            group(start).iter().copied(),
+            m,
+            extent,
+            sink,
+        );
     }
 }
 
 /// Appends `exp(x - m)` for the `extent` values of a group while summing
-/// them from +0.0 in order, then divides them by the sum in place.
+/// them by the tree, then divides them by the sum in place.
 #[inline(always)]
-fn append<F: Float>(values: impl Iterator<Item = F>, m: F, extent: usize, sink: &mut impl Sink<F>) {
-    let mut z = F::ZERO;
-    sink.extend_run(
-        extent,
-        values.map(|value| {
-            let e = exp_shifted(value, m);
-            z = z + e;
-            e
-        }),
-    );
+fn append<F: Float>(
+    dispatch: Dispatch,
+    counter: &mut Counter<F>,
+    values: impl Iterator<Item = F>,
+    m: F,
+    extent: usize,
+    sink: &mut impl Sink<F>,
+) {
+    let z = exp_and_sum(dispatch, counter, values, m, extent, |_, leaf| {
+        sink.extend_slice(leaf)
+    });
     for slot in sink.written_mut(extent) {
         *slot = *slot / z;
     }
@@ -260,15 +312,22 @@ struct Group {
 }
 
 impl Group {
-    fn run<F: Float>(&self, data: &[F], out: &mut [F]) {
+    fn run<F: Float>(&self, counter: &mut Counter<F>, data: &[F], out: &mut [F]) {
         let values = || run_iter(data, self.start, self.stride, self.extent);
         let m = values().skip(1).fold(data[self.start], max_step);
-        let mut z = F::ZERO;
-        for (k, value) in values().enumerate() {
-            let e = exp_shifted(value, m);
-            out[self.out_start + k * self.out_stride] = e;
-            z = z + e;
-        }
+        let dispatch = Dispatch::new(tuning().simd);
+        let z = exp_and_sum(
+            dispatch,
+            counter,
+            values(),
+            m,
+            self.extent,
+            |first, leaf| {
+                for (k, &e) in leaf.iter().enumerate() {
+                    out[self.out_start + (first + k) * self.out_stride] = e;
+                }
+            },
+        );
         for k in 0..self.extent {
             let slot = &mut out[self.out_start + k * self.out_stride];
             *slot = *slot / z;
@@ -281,11 +340,14 @@ mod tests {
     use super::*;
 
     /// The composition, coordinate by coordinate: `max_step` fold, then
-    /// `exp(x - m)`, an ascending sum from +0.0, and the division.
+    /// the crate's scalar `exp(x - m)`, the tree sum, and the division.
     fn composed(group: &[f64]) -> Vec<f64> {
         let m = group[1..].iter().copied().fold(group[0], max_step);
-        let e: Vec<f64> = group.iter().map(|&x| (x - m).exp()).collect();
-        let z = e.iter().fold(0.0, |z, &e| z + e);
+        let e: Vec<f64> = group
+            .iter()
+            .map(|&x| crate::tensor::math::scalar::exp(x - m))
+            .collect();
+        let z = crate::tensor::ops::tree_sum(&e);
         e.iter().map(|&e| e / z).collect()
     }
 
@@ -302,11 +364,15 @@ mod tests {
 
     #[test]
     fn dense_and_strided_groups_equal_the_composition() {
-        let rows: [&[f64]; 4] = [
+        let rows: [&[f64]; 5] = [
             &[1.0, 2.0, 3.0],
             &[0.5; 40],
             &[-1.0, f64::NEG_INFINITY, 4.0, -0.0, 0.0, 1e300, -3.5],
             &[f64::NEG_INFINITY, f64::NEG_INFINITY],
+            // Several leaves, the last one partial.
+            &(0..300)
+                .map(|i| f64::from(i % 37) * 0.41 - 3.0)
+                .collect::<Vec<_>>(),
         ];
         for row in rows {
             let expected = composed(row);
@@ -315,11 +381,18 @@ mod tests {
             let starts: Vec<usize> = (0..LANES).map(|k| k * row.len()).collect();
             for count in [1, LANES] {
                 let mut out = vec![9.0];
-                dense_block(&copies, &starts[..count], row.len(), &mut out);
+                dense_block(
+                    &mut Counter::new(),
+                    &copies,
+                    &starts[..count],
+                    row.len(),
+                    &mut out,
+                );
                 let want: Vec<f64> = (0..count).flat_map(|_| expected.iter().copied()).collect();
                 assert_eq!(bits(&out[1..]), bits(&want), "{row:?} x {count}");
                 let mut into = vec![9.0; want.len()];
                 dense_block(
+                    &mut Counter::new(),
                     &copies,
                     &starts[..count],
                     row.len(),
@@ -337,7 +410,7 @@ mod tests {
                 out_stride: 2,
                 extent: row.len(),
             };
-            group.run(&spread, &mut strided_out);
+            group.run(&mut Counter::new(), &spread, &mut strided_out);
             let written: Vec<f64> = strided_out.iter().skip(1).step_by(2).copied().collect();
             assert_eq!(bits(&written), bits(&expected), "{row:?} strided");
         }

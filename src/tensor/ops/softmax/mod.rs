@@ -48,11 +48,11 @@ fn softmax_threads(len: usize) -> usize {
 /// attention: the masked scores `[B, H, T, T]` over axis 3.
 ///
 /// Numerics: bit-identical, for every layout of the input, to the
-/// composition `m = max_axis(x, axis, KeepDim)`, `e = map_binary(x, m, |x,
-/// m| (x - m).exp())`, `z = sum_axis(e, axis, KeepDim)`, `y = map_binary(e,
-/// z, |e, z| e / z)`: the same operations in the same order per element (the
-/// max policy's `m`, `exp` from the standard library, the sum folded in
-/// ascending order from +0.0, one division). So a group holding a NaN is all
+/// composition `m = max_axis(x, axis, KeepDim)`, `e = sub(x, m).exp()`,
+/// `z = sum_axis(e, axis, KeepDim)`, `y = div(e, z)`: the same operations
+/// with the same operands per element (the max policy's `m`, the crate's
+/// own `exp` ([`Function::Exp`](crate::tensor::ops::Function), 1 ulp), the
+/// fixed-tree sum of `sum_axis`, one division). So a group holding a NaN is all
 /// NaN, a group whose maximum is `+inf` is all NaN (`inf - inf`), and a fully
 /// masked group (all `-inf`) is all NaN, as in PyTorch; `-inf` next to a
 /// finite value gives exactly 0. But fused: the input is read from memory

@@ -10,7 +10,7 @@
 
 use crate::tensor::element::Element;
 use crate::tensor::float::Float;
-use crate::tensor::math::apply::{Function, map_slice_on};
+use crate::tensor::math::apply::{Function, map_lanes_on};
 use crate::tensor::traverse::Strided;
 use crate::tensor::traverse::parallel::{Split, for_each_block};
 use crate::tensor::traverse::plan::Plan;
@@ -90,7 +90,7 @@ pub(crate) fn unary_blocks<T: Element>(
                 ) else {
                     return;
                 };
-                map_float(dispatch, function, x, y);
+                map_lanes_on(dispatch, function, x, y);
                 at += count;
             });
         }
@@ -102,16 +102,6 @@ pub(crate) fn unary_blocks<T: Element>(
             stage.flush();
         }
     });
-}
-
-/// `y = function(x)` for `f32` or `f64` (the only [`Float`]s).
-#[inline]
-fn map_float<F: Float>(dispatch: Dispatch, function: Function, x: &[F], y: &mut [F]) {
-    if let (Some(x), Some(y)) = (F::as_f32(x), F::as_f32_mut(y)) {
-        map_slice_on(dispatch, function, x, y);
-    } else if let (Some(x), Some(y)) = (F::as_f64(x), F::as_f64_mut(y)) {
-        map_slice_on(dispatch, function, x, y);
-    }
 }
 
 /// The staging buffers of [`UnaryStrategy::Staged`] and where the next
@@ -164,7 +154,7 @@ impl<'o, T: Element> Stage<'o, T> {
             return;
         }
         let (x, y) = (&self.input[..n], &mut self.output[..n]);
-        map_float(self.dispatch, self.function, x, y);
+        map_lanes_on(self.dispatch, self.function, x, y);
         for (slot, &value) in self.out[self.at..self.at + n].iter_mut().zip(y.iter()) {
             *slot = T::from_acc(value);
         }

@@ -1,0 +1,194 @@
+//! The summation tree (`tree.rs`) when the reduced axis is outer in
+//! memory: whole row pieces `x[.., i, ..]` are read densely and every
+//! output element gets the tree its group would get as a dense slice.
+//!
+//! For a batch of outputs (a few hundred columns), the rows of a leaf are
+//! read in ascending order: row `i = 128 l + 16 r + j` is added, column by
+//! column, into lane `j`'s accumulator row (16 accumulator rows per batch,
+//! vectorized across outputs); a finished leaf (16 lane rows) is pushed
+//! into a binary counter of such blocks, and at the end the pending blocks
+//! combine from the smallest up and every output's 16 lanes fold by
+//! halving. Every addition has the operands it has in
+//! [`tree_sum`](super::tree::tree_sum), so the bits are the same; only the
+//! order in which outputs are visited differs. Every row is read once per
+//! batch, front to back; the scratch (`16 × (1 + levels)` rows of the
+//! batch width) is reserved once per task, fallibly.
+
+use super::fold::Reduce;
+use super::rows::{Rows, for_each_batch};
+use super::tree::{LEAF, Partial, TREE_LANES, carries, fold_lanes};
+use crate::tensor::float::Float;
+use crate::tensor::traverse::alloc::{AllocationFailed, try_filled};
+use crate::tensor::traverse::simd::{Compiled, Dispatch};
+use std::ops::Range;
+
+/// Output elements per column block of a batch: at most 2048 (`WIDEST`)
+/// per accumulator row: each input row is read in long stretches (8-16 KiB),
+/// while the 16 lane rows stay in L2.
+const TREE_BLOCK: usize = 1024;
+/// The widest column block a batch can produce: a batch closes once it
+/// holds `TREE_BLOCK` outputs, and each piece adds at most `TREE_BLOCK`.
+const WIDEST: usize = 2 * TREE_BLOCK;
+
+/// Tree sums of the outputs `range` into `out` (exactly those), the
+/// reduced axis read as rows.
+///
+/// # Errors
+/// The scratch could not be reserved.
+pub(super) fn tree_rows<F: Float>(
+    dispatch: Dispatch,
+    input: &Reduce<'_, '_, F>,
+    group_shape: &[usize],
+    group_strides: &[usize],
+    range: Range<usize>,
+    out: &mut [F],
+) -> Result<(), AllocationFailed> {
+    let leaves = input.shape[input.axis].div_ceil(LEAF) as u64;
+    // Pending subtrees: one per bit of the leaf count.
+    let levels = (u64::BITS - leaves.leading_zeros()) as usize;
+    let width = WIDEST.min(range.len());
+    let rows_needed = TREE_LANES * (1 + levels);
+    let mut scratch = try_filled(width.saturating_mul(rows_needed), F::ZERO)?;
+    for_each_batch(
+        input,
+        group_shape,
+        group_strides,
+        range,
+        TREE_BLOCK,
+        |rows, batch| {
+            let longest = batch.iter().map(|&[_, _, count]| count).max().unwrap_or(0);
+            for column0 in (0..longest).step_by(TREE_BLOCK) {
+                dispatch.compile(TreeBatch {
+                    rows,
+                    batch,
+                    column0,
+                    scratch: &mut scratch,
+                    width,
+                    out: &mut *out,
+                });
+            }
+        },
+    );
+    Ok(())
+}
+
+/// One column block of a batch, compiled for the dispatched instruction
+/// set (the accumulations are vectorized across outputs).
+struct TreeBatch<'r, 'a, 'b, 's, 'o, F> {
+    rows: &'r Rows<'a, F>,
+    batch: &'b [[usize; 3]],
+    column0: usize,
+    scratch: &'s mut [F],
+    /// Values per scratch row.
+    width: usize,
+    out: &'o mut [F],
+}
+
+impl<F: Float> Compiled for TreeBatch<'_, '_, '_, '_, '_, F> {
+    type Output = ();
+    // Index loops over the lanes and levels mirror the tree's definition.
+    #[allow(clippy::needless_range_loop)]
+    #[inline(always)]
+    fn run(self) {
+        let Rows {
+            data,
+            extent,
+            axis_stride,
+            in_stride,
+        } = *self.rows;
+        let column0 = self.column0;
+        // This column block of every piece that reaches it: (output start,
+        // input start at i = 0, column in the scratch, width).
+        let pieces = || {
+            self.batch
+                .iter()
+                .filter(move |piece| piece[2] > column0)
+                .scan(0, move |column, &[o, x, count]| {
+                    let width = (count - column0).min(TREE_BLOCK);
+                    let piece = [o + column0, x + column0 * in_stride, *column, width];
+                    *column += width;
+                    Some(piece)
+                })
+        };
+        let total: usize = pieces().map(|[_, _, _, width]| width).sum();
+        // A block: 16 lane rows of `width` values (only `total` used). Leaf
+        // `l` is accumulated straight into the pending slot it will occupy
+        // (`carries(l)`, free by the binary counter), its first row per lane
+        // written as `+0 + x` instead of added to a cleared row.
+        let block = TREE_LANES * self.width;
+        let (total_block, pending) = self.scratch.split_at_mut(block);
+        let leaves = extent.div_ceil(LEAF);
+        for l in 0..leaves {
+            let merges = carries(l as u64);
+            let (below, slot) = pending.split_at_mut(merges * block);
+            let leaf = &mut slot[..block];
+            let rows = (extent - l * LEAF).min(LEAF);
+            if rows < TREE_LANES {
+                leaf.fill(F::ZERO);
+            }
+            for within in 0..rows {
+                let i = l * LEAF + within;
+                let lane = &mut leaf[(within % TREE_LANES) * self.width..][..total];
+                let first = within < TREE_LANES;
+                for [_, x, c, width] in pieces() {
+                    let start = x + i * axis_stride;
+                    let target = &mut lane[c..c + width];
+                    match (in_stride, first) {
+                        (1, true) => {
+                            for (slot, &value) in target.iter_mut().zip(&data[start..start + width])
+                            {
+                                *slot = F::ZERO + value;
+                            }
+                        }
+                        (1, false) => {
+                            for (slot, &value) in target.iter_mut().zip(&data[start..start + width])
+                            {
+                                *slot = *slot + value;
+                            }
+                        }
+                        (_, true) => {
+                            for (k, slot) in target.iter_mut().enumerate() {
+                                *slot = F::ZERO + data[start + k * in_stride];
+                            }
+                        }
+                        (_, false) => {
+                            for (k, slot) in target.iter_mut().enumerate() {
+                                *slot = *slot + data[start + k * in_stride];
+                            }
+                        }
+                    }
+                }
+            }
+            // Push the leaf: carry it through the pending subtrees below it.
+            for level in 0..merges {
+                let subtree = &below[level * block..][..block];
+                for (carry, &s) in leaf.iter_mut().zip(subtree) {
+                    *carry = s + *carry;
+                }
+            }
+        }
+        let leaf = total_block;
+        // The pending subtrees from the smallest up, into `leaf`.
+        let mut started = false;
+        for level in 0..usize::BITS as usize {
+            if (leaves as u64) >> level & 1 == 1 {
+                let subtree = &pending[level * block..][..block];
+                if started {
+                    for (acc, &s) in leaf.iter_mut().zip(subtree) {
+                        *acc = s + *acc;
+                    }
+                } else {
+                    leaf.copy_from_slice(subtree);
+                    started = true;
+                }
+            }
+        }
+        let lanes = &*leaf;
+        for [o, _, c, width] in pieces() {
+            for k in 0..width {
+                let partial: Partial<F> = std::array::from_fn(|j| lanes[j * self.width + c + k]);
+                self.out[o + k] = fold_lanes(partial);
+            }
+        }
+    }
+}
