@@ -61,7 +61,7 @@ impl GptConfig {
                 .and_then(Value::as_f64)
                 .unwrap_or(1e-5),
         };
-        if config.n_embd % config.n_head != 0 {
+        if !config.n_embd.is_multiple_of(config.n_head) {
             return Err(invalid(format!(
                 "n_embd {} is not a multiple of n_head {}",
                 config.n_embd, config.n_head

@@ -60,5 +60,5 @@ pub fn find<'p>(params: &'p Params, name: &str) -> Result<(usize, &'p DynTensor<
         .enumerate()
         .find(|(_, (n, _))| n == name || *n == prefixed)
         .map(|(i, (_, t))| (i, t))
-        .ok_or_else(|| Error::MissingTensor { name: prefixed })
+        .ok_or(Error::MissingTensor { name: prefixed })
 }

@@ -9,6 +9,9 @@ use crate::tensor::{BroadcastRank, Dimension, DynTensor, MatrixRank};
 use super::node::{Node, Op};
 use super::{Real, Var, check_rank};
 
+/// A broadcasting binary kernel of the crate (`ops::add`, ...).
+type Kernel<T> = fn(&DynTensor<T>, &DynTensor<T>) -> Result<DynTensor<T>, Error>;
+
 impl<'t, D: Dimension, T: Real> Var<'t, D, T> {
     /// Computes a value from the tape's nodes and records it with `op`.
     pub(crate) fn record<E>(
@@ -24,7 +27,7 @@ impl<'t, D: Dimension, T: Real> Var<'t, D, T> {
         &self,
         other: &Var<'t, M, T>,
         op: Op,
-        kernel: fn(&DynTensor<T>, &DynTensor<T>) -> Result<DynTensor<T>, Error>,
+        kernel: Kernel<T>,
     ) -> Result<Var<'t, O, T>, Error> {
         self.same_tape(other)?;
         let (a, b) = (self.id, other.id);
