@@ -295,6 +295,75 @@ fn probe(x: &Tensor<3, f64>, perm: [usize; 3], w: &[f64]) -> Result<(f64, Vec<f6
     Ok((value, g.view().permute(inverse)?.materialize()?.into_vec()))
 }
 
+/// A second chain: batched matmul with a transposed operand, division,
+/// RMSNorm, log-softmax, a max, an embedding lookup and the fused
+/// cross-entropy, on a permuted (strided) leaf.
+fn probe2(x: &Tensor<3, f64>, perm: [usize; 3], w: &[f64]) -> Result<(f64, Vec<f64>), Error> {
+    let tape = Tape::<f64>::new();
+    let v = tape.leaf(x.view().permute(perm)?)?;
+    let s = v.shape();
+    let (a, b) = (s[0], s[1]);
+    let gram = v.matmul(&v.transpose(1, 2)?)?; // [a, b, b]
+    let one = tape.leaf(Tensor::from_vec([], vec![1.5])?)?;
+    let denom = one.add(&gram.map(Function::Square)?)?;
+    let q = gram.div(&denom)?;
+    let q = q.rms_norm(&tape.leaf(Tensor::from_vec([b], w[..b].to_vec())?)?, 1e-5)?;
+    let q = q.log_softmax(1)?.add(&v.amax_axis::<Rank<3>>(2)?)?;
+    let rows = q.reshape::<Rank<2>>(&[a * b, b])?;
+    let picked = rows.index_select(0, &(0..a * b).rev().chain(0..1).collect::<Vec<_>>())?;
+    let targets: Vec<usize> = (0..=a * b).map(|r| r % b).collect();
+    let y = picked.cross_entropy(&targets)?;
+    let value = y.value()?.as_slice()[0];
+    let g = y.backward()?.get(&v)?;
+    let mut inverse = [0usize; 3];
+    for (i, &p) in perm.iter().enumerate() {
+        inverse[p] = i;
+    }
+    Ok((value, g.view().permute(inverse)?.materialize()?.into_vec()))
+}
+
+type Probe = fn(&Tensor<3, f64>, [usize; 3], &[f64]) -> Result<(f64, Vec<f64>), Error>;
+
+fn finite_differences(
+    probe: Probe,
+    shape: [usize; 3],
+    perm: [usize; 3],
+    seed: u64,
+) -> Result<(), TestCaseError> {
+    let [a, b, c] = shape;
+    let n = a * b * c;
+    let mut s = seed
+        .wrapping_mul(6364136223846793005)
+        .wrapping_add(1442695040888963407);
+    let mut next = move || {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
+    };
+    let xs: Vec<f64> = (0..n).map(|_| next()).collect();
+    let w: Vec<f64> = (0..n.max(8)).map(|_| next()).collect();
+    let x = Tensor::from_vec(shape, xs.clone()).expect("x");
+    let (_, grad) = probe(&x, perm, &w).expect("probe");
+    let eps = 1e-5;
+    for k in 0..n {
+        let f = |d: f64| {
+            let mut v = xs.clone();
+            v[k] += d;
+            probe(&Tensor::from_vec(shape, v).expect("x"), perm, &w)
+                .expect("probe")
+                .0
+        };
+        let numeric = (f(eps) - f(-eps)) / (2.0 * eps);
+        prop_assert!(
+            (numeric - grad[k]).abs() <= 1e-6 * (1.0 + numeric.abs()),
+            "k {k}: numeric {numeric} vs {}",
+            grad[k]
+        );
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
     #[test]
@@ -303,25 +372,7 @@ proptest! {
         perm in prop::sample::select(vec![[0, 1, 2], [2, 0, 1], [1, 2, 0], [0, 2, 1]]),
         seed in 0u64..1000,
     ) {
-        let n = a * b * c;
-        let mut s = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        let mut next = move || {
-            s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            ((s >> 11) as f64 / (1u64 << 53) as f64) * 2.0 - 1.0
-        };
-        let xs: Vec<f64> = (0..n).map(|_| next()).collect();
-        let w: Vec<f64> = (0..n).map(|_| next()).collect();
-        let x = Tensor::from_vec([a, b, c], xs.clone()).expect("x");
-        let (_, grad) = probe(&x, perm, &w).expect("probe");
-        let eps = 1e-5;
-        for k in 0..n {
-            let mut up = xs.clone();
-            up[k] += eps;
-            let mut down = xs.clone();
-            down[k] -= eps;
-            let f = |v: Vec<f64>| probe(&Tensor::from_vec([a, b, c], v).expect("x"), perm, &w).expect("probe").0;
-            let numeric = (f(up) - f(down)) / (2.0 * eps);
-            prop_assert!((numeric - grad[k]).abs() <= 1e-6 * (1.0 + numeric.abs()), "k {k}: numeric {numeric} vs {}", grad[k]);
-        }
+        finite_differences(probe, [a, b, c], perm, seed)?;
+        finite_differences(probe2, [a, b, c], perm, seed)?;
     }
 }
