@@ -87,6 +87,82 @@ impl<'t, D: Dimension, T: Real> Var<'t, D, T> {
         })
     }
 
+    /// Axis `axis` split into `[outer, inner]` (their product must be its
+    /// extent), as the crate's `split_axis`: rank `E = D + 1`. Recorded as a
+    /// reshape (e.g. `[B, T, C]` into heads `[B, T, H, D]`).
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfBounds`], [`Error::SplitAxisMismatch`],
+    /// [`Error::RankMismatch`]; [`Error::AllocationFailed`].
+    ///
+    /// ```
+    /// use llm_from_scratch::autograd::Tape;
+    /// use llm_from_scratch::prelude::*;
+    /// let tape = Tape::<f64>::new();
+    /// let x = tape.leaf(Tensor::<2>::zeros([2, 6])?)?;
+    /// assert_eq!(x.split_axis::<Rank<3>>(1, [2, 3])?.shape(), vec![2, 2, 3]);
+    /// # Ok::<(), llm_from_scratch::Error>(())
+    /// ```
+    pub fn split_axis<E: Dimension>(
+        &self,
+        axis: usize,
+        sizes: [usize; 2],
+    ) -> Result<Var<'t, E, T>, Error>
+    where
+        D: InsertAxis<Larger = E>,
+    {
+        let shape = self.shape();
+        let extent = *shape.get(axis).ok_or(Error::AxisOutOfBounds {
+            op: "Var::split_axis",
+            axis,
+            rank: shape.len(),
+        })?;
+        if sizes.iter().try_fold(1usize, |n, &d| n.checked_mul(d)) != Some(extent) {
+            return Err(Error::SplitAxisMismatch {
+                axis,
+                extent,
+                requested: sizes,
+            });
+        }
+        let mut to = shape[..axis].to_vec();
+        to.extend_from_slice(&sizes);
+        to.extend_from_slice(&shape[axis + 1..]);
+        self.reshape(&to)
+    }
+
+    /// Axes `axis` and `axis + 1` merged into one (the crate's
+    /// `merge_axes`); rank `E = D - 1`. Recorded as a reshape.
+    ///
+    /// # Errors
+    /// [`Error::AxisOutOfBounds`], [`Error::RankMismatch`];
+    /// [`Error::AllocationFailed`].
+    ///
+    /// ```
+    /// use llm_from_scratch::autograd::Tape;
+    /// use llm_from_scratch::prelude::*;
+    /// let tape = Tape::<f64>::new();
+    /// let x = tape.leaf(Tensor::<3>::zeros([2, 2, 3])?)?;
+    /// assert_eq!(x.merge_axes::<Rank<2>>(1)?.shape(), vec![2, 6]);
+    /// # Ok::<(), llm_from_scratch::Error>(())
+    /// ```
+    pub fn merge_axes<E: Dimension>(&self, axis: usize) -> Result<Var<'t, E, T>, Error>
+    where
+        D: RemoveAxis<Smaller = E>,
+    {
+        let shape = self.shape();
+        if axis + 1 >= shape.len() {
+            return Err(Error::AxisOutOfBounds {
+                op: "Var::merge_axes",
+                axis: axis + 1,
+                rank: shape.len(),
+            });
+        }
+        let mut to = shape[..axis].to_vec();
+        to.push(shape[axis] * shape[axis + 1]);
+        to.extend_from_slice(&shape[axis + 2..]);
+        self.reshape(&to)
+    }
+
     /// A contiguous copy (`Tensor::materialize`); values on the tape are
     /// already contiguous, so this records an identity. Gradient `dy`.
     ///
