@@ -441,6 +441,24 @@ pub enum Error {
         /// The offending input's rank.
         actual: usize,
     },
+    /// An argument outside what the operation supports (autograd: operands
+    /// from different tapes, a function without a derivative).
+    #[error("{op}: {message}")]
+    InvalidArgument {
+        /// The operation called.
+        op: &'static str,
+        /// What is wrong.
+        message: String,
+    },
+    /// `Var::backward`: the output is not a scalar (one element); use
+    /// `backward_with` and a cotangent of the output's shape.
+    #[error("{op}: the output has shape {shape:?}, backward needs a single element")]
+    BackwardNotScalar {
+        /// The operation called.
+        op: &'static str,
+        /// The output's shape.
+        shape: Vec<usize>,
+    },
     /// `index_select`: an entry of `indices` is not below the extent of the
     /// selected axis (e.g. a token id outside the vocabulary of an embedding).
     #[error(

@@ -93,6 +93,7 @@
 #![warn(missing_docs)]
 #![doc(test(attr(deny(warnings))))]
 
+pub mod autograd;
 pub mod error;
 pub mod tensor;
 #[cfg(feature = "gguf")]

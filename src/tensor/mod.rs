@@ -67,6 +67,18 @@ pub use shape::rank::{
 pub use trace::{LayoutTrace, TraceRow};
 pub use traverse::offsets::{StridedOffsets, StridedValues};
 
+/// A row-major owner of rank `D` over `values` (the caller checked that
+/// `shape` has `D`'s rank and `values` its element count): for modules
+/// outside `tensor` (autograd) that build results of a generic rank.
+pub(crate) fn owned_with_shape<D: Dimension, T>(
+    shape: &[usize],
+    values: Vec<T>,
+    op: &'static str,
+) -> Result<ArrayBase<Vec<T>, D>, Error> {
+    use shape::dims::Dims;
+    ops::owner::<D, T>(D::Axes::from_slice(shape), values, op)
+}
+
 /// The run-time-rank names: [`DynTensor`], [`DynView`], [`DynViewMut`] and
 /// the operations, which are the same generic functions as in [`ops`]
 /// (a `DynView` operand gives a `DynTensor` result; `keep_dim` is a `bool`).

@@ -1,0 +1,157 @@
+//! GPT-2's forward pass on the autograd tape, and the training step's loss
+//! and gradients (Radford et al. 2019; Hugging Face `GPT2LMHeadModel` with
+//! dropout 0): pre-norm blocks, causal attention, `gelu_new`, tied head.
+
+use llm_from_scratch::autograd::{Tape, Var};
+use llm_from_scratch::prelude::*;
+
+use crate::config::GptConfig;
+use crate::params::{Params, find};
+
+type V2<'t> = Var<'t, Rank<2>, f32>;
+
+/// The mean cross-entropy over all `batch · seq` positions of
+/// `inputs`/`targets` (row-major `[batch, seq]` token ids), and its gradient
+/// for every parameter: same names and order as `params`, the tied head's
+/// gradient included in `wte`'s. Runs on a rayon pool of `threads` threads;
+/// results are bit-identical for every thread count.
+///
+/// # Errors
+/// [`Error::ElementCountMismatch`] if `inputs` or `targets` is not
+/// `batch · seq` long; [`Error::IndexOutOfBounds`] if `seq` exceeds
+/// `n_positions`; [`Error::IndexSelectOutOfBounds`] for an id ≥ vocabulary;
+/// [`Error::MissingTensor`] / shape errors for a malformed parameter list;
+/// [`Error::InvalidArgument`] if the thread pool cannot be built.
+pub fn loss_and_grads(
+    config: &GptConfig,
+    params: &Params,
+    inputs: &[usize],
+    targets: &[usize],
+    batch: usize,
+    seq: usize,
+    threads: usize,
+) -> Result<(f32, Params), Error> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Error::InvalidArgument {
+            op: "loss_and_grads",
+            message: e.to_string(),
+        })?;
+    pool.install(|| step(config, params, inputs, targets, batch, seq))
+}
+
+fn step(
+    config: &GptConfig,
+    params: &Params,
+    inputs: &[usize],
+    targets: &[usize],
+    batch: usize,
+    seq: usize,
+) -> Result<(f32, Params), Error> {
+    let op = "loss_and_grads";
+    let rows = batch.checked_mul(seq).ok_or(Error::ShapeOverflow { op })?;
+    for ids in [inputs, targets] {
+        if ids.len() != rows {
+            return Err(Error::ElementCountMismatch {
+                op,
+                expected: rows,
+                actual: ids.len(),
+            });
+        }
+    }
+    if seq > config.n_positions {
+        return Err(Error::IndexOutOfBounds {
+            op,
+            axis: 1,
+            index: seq,
+            dimension: config.n_positions,
+        });
+    }
+    let tape = Tape::<f32>::new();
+    let leaves: Vec<Var<'_, DynRank, f32>> = params
+        .iter()
+        .map(|(_, t)| tape.leaf(t))
+        .collect::<Result<_, _>>()?;
+    let m = Leaves {
+        params,
+        leaves,
+        eps: config.layer_norm_epsilon,
+    };
+    let (c, heads) = (config.n_embd, config.n_head);
+    let d = c / heads;
+
+    let wte = m.p2("wte.weight")?;
+    let positions: Vec<usize> = (0..rows).map(|r| r % seq).collect();
+    let mut h = wte
+        .index_select(0, inputs)?
+        .add(&m.p2("wpe.weight")?.index_select(0, &positions)?)?;
+
+    // Causal mask (HF: scores where allowed, the dtype's minimum elsewhere).
+    let mask = tape.leaf(Tensor::from_fn([seq, seq], |[i, j]| {
+        if j > i { f32::MIN } else { 0.0 }
+    })?)?;
+    let scale = tape.leaf(Tensor::from_vec([], vec![1.0 / (d as f32).sqrt()])?)?;
+    for l in 0..config.n_layer {
+        let pre = format!("h.{l}");
+        let qkv = m.linear(
+            m.norm(h, &format!("{pre}.ln_1"))?,
+            &format!("{pre}.attn.c_attn"),
+        )?;
+        let head = |k: usize| -> Result<Var<'_, Rank<4>, f32>, Error> {
+            qkv.narrow(1, k * c, c)?
+                .reshape::<Rank<4>>(&[batch, seq, heads, d])?
+                .permute(&[0, 2, 1, 3])
+        };
+        let (q, k, v) = (head(0)?, head(1)?, head(2)?);
+        let scores = q.matmul(&k.transpose(2, 3)?)?.mul(&scale)?.add(&mask)?;
+        let attn = scores.softmax(3)?.matmul(&v)?;
+        let merged = attn
+            .permute(&[0, 2, 1, 3])?
+            .reshape::<Rank<2>>(&[rows, c])?;
+        h = h.add(&m.linear(merged, &format!("{pre}.attn.c_proj"))?)?;
+        let up = m.linear(
+            m.norm(h, &format!("{pre}.ln_2"))?,
+            &format!("{pre}.mlp.c_fc"),
+        )?;
+        h = h.add(&m.linear(up.map(Function::GeluTanh)?, &format!("{pre}.mlp.c_proj"))?)?;
+    }
+    let logits = m.norm(h, "ln_f")?.matmul(&wte.transpose(0, 1)?)?;
+    let loss = logits.cross_entropy(targets)?;
+    let value = loss.value()?.as_slice()[0];
+    let grads = loss.backward()?;
+    let out = params
+        .iter()
+        .zip(&m.leaves)
+        .map(|((name, _), leaf)| Ok((name.clone(), grads.get(leaf)?)))
+        .collect::<Result<Params, Error>>()?;
+    Ok((value, out))
+}
+
+/// The tape's leaves by parameter name, and the Conv1D / LayerNorm layers.
+struct Leaves<'p, 't> {
+    params: &'p Params,
+    leaves: Vec<Var<'t, DynRank, f32>>,
+    eps: f64,
+}
+
+impl<'t> Leaves<'_, 't> {
+    fn p2(&self, name: &str) -> Result<V2<'t>, Error> {
+        self.leaves[find(self.params, name)?.0].into_rank()
+    }
+
+    fn p1(&self, name: &str) -> Result<Var<'t, Rank<1>, f32>, Error> {
+        self.leaves[find(self.params, name)?.0].into_rank()
+    }
+
+    /// Conv1D: `x · W + b`, `W` stored `[in, out]`.
+    fn linear(&self, x: V2<'t>, layer: &str) -> Result<V2<'t>, Error> {
+        let w = self.p2(&format!("{layer}.weight"))?;
+        x.matmul(&w)?.add(&self.p1(&format!("{layer}.bias"))?)
+    }
+
+    fn norm(&self, x: V2<'t>, layer: &str) -> Result<V2<'t>, Error> {
+        let w = self.p1(&format!("{layer}.weight"))?;
+        x.layer_norm(&w, &self.p1(&format!("{layer}.bias"))?, self.eps)
+    }
+}
