@@ -78,6 +78,8 @@
 //!   infos, tensors borrowed as views or `Q8_0` / `Q4_0` / `Q4_1` blocks),
 //!   `dequantize`, and `x · Wᵀ` straight from the blocks
 //!   ([`linear`](tensor::quant::linear)).
+//! - **Training** ([`train`]): AdamW with `torch.optim.AdamW`'s update,
+//!   PyTorch's global-norm gradient clipping, a warmup + cosine schedule.
 //! - **Errors** ([`Error`]): one enum for the crate.
 //!
 //! ## Examples
@@ -97,6 +99,7 @@ pub mod error;
 pub mod tensor;
 #[cfg(feature = "gguf")]
 pub mod tokenizer;
+pub mod train;
 
 pub use error::{Error, TensorError, TensorOpError, TensorViewError};
 pub use tensor::{
