@@ -803,17 +803,17 @@ pub enum Error {
         actual: String,
     },
     /// A gradient (or a saved moment) has another shape than its parameter.
-    #[error("{op}: parameter `{name}` has shape {expected:?}, its {what} has shape {actual:?}")]
+    #[error(
+        "{op}: parameter `{name}` has shape {expected:?} but is paired with a tensor of shape {actual:?}"
+    )]
     ParameterShapeMismatch {
         /// The operation called.
         op: &'static str,
-        /// What has the wrong shape (`"gradient"`, `"first moment"`, ...).
-        what: &'static str,
         /// The parameter's name.
         name: String,
         /// The parameter's shape.
         expected: Vec<usize>,
-        /// The other tensor's shape.
+        /// The paired tensor's shape (a gradient's, a moment's).
         actual: Vec<usize>,
     },
     /// A hyperparameter outside its valid range (PyTorch's optimizers raise

@@ -374,7 +374,7 @@ fn mismatched_gradients_are_typed_errors_and_change_nothing() {
         .unwrap_err();
     assert_eq!(
         error.to_string(),
-        "AdamW::step: parameter `w` has shape [2], its gradient has shape [1, 2]"
+        "AdamW::step: parameter `w` has shape [2] but is paired with a tensor of shape [1, 2]"
     );
     assert_eq!((params.clone(), optimizer.step_count()), (before, 0));
     // A state that does not pair with the parameters (another model's).

@@ -274,7 +274,6 @@ impl<T: Float> AdamW<T> {
         {
             return Err(Error::ParameterShapeMismatch {
                 op,
-                what: "second moment (against the first)",
                 name: bad.name.clone(),
                 expected: bad.exp_avg.shape().to_vec(),
                 actual: bad.exp_avg_sq.shape().to_vec(),

@@ -27,7 +27,7 @@ pub type Named<T> = (String, DynTensor<T>);
 /// assert!(matches!(error, Error::ParameterShapeMismatch { .. }));
 /// assert_eq!(
 ///     error.to_string(),
-///     "step: parameter `a` has shape [2, 3], its gradient has shape [3, 2]"
+///     "step: parameter `a` has shape [2, 3] but is paired with a tensor of shape [3, 2]"
 /// );
 /// # Ok::<(), Error>(())
 /// ```
@@ -73,7 +73,6 @@ pub(crate) fn check_names_and_shapes<'a, T>(
         if param.shape() != other_shape {
             return Err(Error::ParameterShapeMismatch {
                 op,
-                what,
                 name: name.clone(),
                 expected: param.shape().to_vec(),
                 actual: other_shape.to_vec(),
