@@ -77,9 +77,7 @@ pub fn write_tensors<'a>(
 }
 
 /// Every F32 tensor of a safetensors file, by name, sorted by name.
-fn read_tensors(
-    path: &Path,
-) -> Result<(Params, HashMap<String, String>), FileError> {
+fn read_tensors(path: &Path) -> Result<(Params, HashMap<String, String>), FileError> {
     let bytes = std::fs::read(path).map_err(|e| error(path, e))?;
     let (_, header) = SafeTensors::read_metadata(&bytes).map_err(|e| error(path, e))?;
     let metadata = header.metadata().clone().unwrap_or_default();
