@@ -41,8 +41,10 @@ pub enum Data {
 pub struct Args {
     pub start: Start,
     pub data: Data,
-    /// Steps to run (`--steps`); `None`: every batch of `--batches`, or
-    /// [`DEFAULT_CORPUS_STEPS`] on a corpus.
+    /// The run's length in steps (`--steps`), counted from the run's
+    /// start: a resumed run continues to it, so the schedule (and every
+    /// bit) is the uninterrupted run's. `None`: every batch of `--batches`,
+    /// or [`DEFAULT_CORPUS_STEPS`] on a corpus.
     pub steps: Option<usize>,
     /// Peak learning rate (`--lr`).
     pub lr: f64,
@@ -50,6 +52,10 @@ pub struct Args {
     pub min_lr: Option<f64>,
     /// Linear warmup steps (`--warmup`, default 0).
     pub warmup: u64,
+    /// The step the cosine reaches `min_lr` (`--decay-steps`); `None`: the
+    /// run's length. Give it to stop a run early and resume it on the same
+    /// schedule.
+    pub decay_steps: Option<u64>,
     pub beta1: f64,
     pub beta2: f64,
     pub eps: f64,
@@ -67,6 +73,8 @@ pub struct Args {
     /// losses to at the end (`--checkpoint`), for `--resume` and for the
     /// `gpt2` example and transformers.
     pub checkpoint: Option<PathBuf>,
+    /// Also write the checkpoint after every `N` steps (`--checkpoint-every`).
+    pub checkpoint_every: Option<usize>,
     /// Bytes of text to generate at the end (`--sample`, default 0).
     pub sample: usize,
     /// The sampling temperature (`--temperature`, default 0.8; 0: greedy).
@@ -88,10 +96,12 @@ pub const USAGE: &str = "usage: train_gpt (--init DIR/model.safetensors | --resu
   --batches PATH       inputs, targets I64 [S, B, T]: step s trains on batch s
   --corpus PATH        a text file, byte-level tokens (scripts/fetch_corpus.sh: data/austen.txt)
   --batch B, --seq T   corpus batches: B random windows of T + 1 bytes (defaults 8, 64)
-  --steps S            steps (default: every batch of --batches; 1000 on a corpus)
+  --steps S            the run's length, resumed runs included (default: every batch of --batches;
+                       1000 on a corpus)
   --lr LR              peak learning rate (default 3e-3)
   --min-lr LR          cosine floor; with it the rate warms up and decays (default: constant)
   --warmup W           linear warmup steps (default 0)
+  --decay-steps D      the step the cosine reaches --min-lr (default: --steps)
   --betas B1,B2        AdamW betas (default 0.9,0.95)
   --eps EPS            AdamW eps (default 1e-8)
   --weight-decay WD    AdamW decoupled weight decay, every parameter (default 0.1)
@@ -103,9 +113,10 @@ pub const USAGE: &str = "usage: train_gpt (--init DIR/model.safetensors | --resu
   --weights-out PATH   every parameter after the last step, Hugging Face names, F32
   --plot PATH.svg      the loss curve
   --checkpoint DIR     write model.safetensors, config.json, optimizer.safetensors, losses.safetensors
+                       at the end (and every N steps with --checkpoint-every N)
   --sample N           generate N bytes at the end (--temperature T, default 0.8; --prompt TEXT)";
 
-const FLAGS: [&str; 27] = [
+const FLAGS: [&str; 29] = [
     "--init",
     "--resume",
     "--layers",
@@ -119,6 +130,7 @@ const FLAGS: [&str; 27] = [
     "--lr",
     "--min-lr",
     "--warmup",
+    "--decay-steps",
     "--betas",
     "--eps",
     "--weight-decay",
@@ -130,6 +142,7 @@ const FLAGS: [&str; 27] = [
     "--weights-out",
     "--plot",
     "--checkpoint",
+    "--checkpoint-every",
     "--sample",
     "--temperature",
     "--prompt",
@@ -165,7 +178,7 @@ fn real(flag: &str, value: &str) -> Result<f64, String> {
     }
 }
 
-fn interpret(values: [Option<String>; 27]) -> Result<Args, String> {
+fn interpret(values: [Option<String>; 29]) -> Result<Args, String> {
     let [
         init,
         resume,
@@ -180,6 +193,7 @@ fn interpret(values: [Option<String>; 27]) -> Result<Args, String> {
         lr,
         min_lr,
         warmup,
+        decay_steps,
         betas,
         eps,
         weight_decay,
@@ -191,6 +205,7 @@ fn interpret(values: [Option<String>; 27]) -> Result<Args, String> {
         weights_out,
         plot,
         checkpoint,
+        checkpoint_every,
         sample,
         temperature,
         prompt,
@@ -270,6 +285,12 @@ fn interpret(values: [Option<String>; 27]) -> Result<Args, String> {
             "--temperature needs 0 (greedy) or more, got {temperature}"
         ));
     }
+    let checkpoint_every = checkpoint_every
+        .map(|n| positive("--checkpoint-every", &n))
+        .transpose()?;
+    if checkpoint_every.is_some() && checkpoint.is_none() {
+        return Err("--checkpoint-every needs --checkpoint DIR".to_string());
+    }
     if let Some(path) = plot.as_deref().filter(|p| !p.ends_with(".svg")) {
         return Err(format!(
             "--plot writes an SVG image: name it *.svg, got `{path}`"
@@ -286,6 +307,10 @@ fn interpret(values: [Option<String>; 27]) -> Result<Args, String> {
         lr: lr.map_or(Ok(3e-3), |v| real("--lr", &v))?,
         min_lr: min_lr.map(|v| real("--min-lr", &v)).transpose()?,
         warmup: warmup.map_or(Ok(0), |v| whole("--warmup", &v))? as u64,
+        decay_steps: decay_steps
+            .map(|v| whole("--decay-steps", &v))
+            .transpose()?
+            .map(|d| d as u64),
         beta1,
         beta2,
         eps: eps.map_or(Ok(1e-8), |v| real("--eps", &v))?,
@@ -298,6 +323,7 @@ fn interpret(values: [Option<String>; 27]) -> Result<Args, String> {
         weights_out: weights_out.map(PathBuf::from),
         plot: plot.map(PathBuf::from),
         checkpoint: checkpoint.map(PathBuf::from),
+        checkpoint_every,
         sample: sample.map_or(Ok(0), |v| whole("--sample", &v))?,
         temperature,
         prompt,

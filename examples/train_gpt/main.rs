@@ -128,7 +128,8 @@ fn start(args: &Args, hyper: AdamWConfig) -> Result<State, String> {
     }
 }
 
-fn run(args: &Args) -> Result<(), String> {
+/// The whole run: model, data, the training loop, the outputs.
+pub fn run(args: &Args) -> Result<(), String> {
     let hyper = AdamWConfig {
         lr: args.lr,
         beta1: args.beta1,
@@ -151,19 +152,19 @@ fn run(args: &Args) -> Result<(), String> {
     let first = losses.len();
     let total = args
         .steps
-        .map(|s| first + s)
         .or(batches.available())
-        .unwrap_or(first + args::DEFAULT_CORPUS_STEPS);
+        .unwrap_or(args::DEFAULT_CORPUS_STEPS);
+    if first >= total {
+        return Err(format!(
+            "the run is at step {first} already; --steps {total} is the run's length, resumed steps included"
+        ));
+    }
     batches
         .check(data_path, total, config.n_positions)
         .map_err(|e| e.to_string())?;
-    let schedule = WarmupCosine::new(
-        args.lr,
-        args.min_lr.unwrap_or(args.lr),
-        args.warmup,
-        total as u64,
-    )
-    .map_err(|e| e.to_string())?;
+    let decay = args.decay_steps.unwrap_or(total as u64);
+    let schedule = WarmupCosine::new(args.lr, args.min_lr.unwrap_or(args.lr), args.warmup, decay)
+        .map_err(|e| e.to_string())?;
     let (b, t) = batches.shape();
     eprintln!(
         "GPT-2: {} layers, {} heads, width {}, context {}, vocabulary {}: {} parameters; batch {b}×{t}, steps {}..{total}",
@@ -199,6 +200,13 @@ fn run(args: &Args) -> Result<(), String> {
             .step(&mut params, &grads)
             .map_err(|e| format!("step {step}: {e}"))?;
         progress.update(step, loss, lr);
+        if let (Some(dir), Some(every)) = (&args.checkpoint, args.checkpoint_every)
+            && (step + 1).is_multiple_of(every)
+            && step + 1 < total
+        {
+            checkpoint::write_checkpoint(dir, &config, &params, &optimizer, &losses)
+                .map_err(|e| e.to_string())?;
+        }
     }
     let trained = total - first;
     eprintln!(

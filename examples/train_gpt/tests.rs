@@ -369,3 +369,106 @@ fn the_progress_bar_and_durations_read_right() {
     assert_eq!(progress::duration(185.0), "3m05s");
     assert_eq!(progress::duration(3720.0), "1h02m");
 }
+
+/// A small corpus: a few sentences of Austen repeated.
+fn corpus(dir: &Path) -> PathBuf {
+    let path = dir.join("corpus.txt");
+    let text = "It is a truth universally acknowledged, that a single man in possession \
+                of a good fortune, must be in want of a wife. ";
+    std::fs::write(&path, text.repeat(20)).unwrap();
+    path
+}
+
+/// Every tensor of a safetensors file as raw 32-bit words, sorted by name.
+fn read_f32(path: &Path) -> Vec<(String, Vec<u32>)> {
+    let bytes = std::fs::read(path).unwrap();
+    let file = safetensors::SafeTensors::deserialize(&bytes).unwrap();
+    let mut out: Vec<(String, Vec<u32>)> = file
+        .tensors()
+        .into_iter()
+        .map(|(name, view)| {
+            let words = view
+                .data()
+                .chunks_exact(4)
+                .map(bytemuck::pod_read_unaligned)
+                .collect();
+            (name, words)
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn a_resumed_run_ends_bit_for_bit_where_the_uninterrupted_one_does() {
+    let dir = scratch("resume");
+    let text = corpus(&dir);
+    let common = format!(
+        "--corpus {} --seq 8 --batch 2 --warmup 2 --min-lr 1e-4 --decay-steps 6 --clip-norm 0.5 --seed 4",
+        text.display()
+    );
+    let out = |name: &str| dir.join(name).display().to_string();
+    let straight = format!(
+        "{common} --layers 1 --width 8 --heads 2 --steps 6 --weights-out {} --losses-out {}",
+        out("a.safetensors"),
+        out("la.safetensors")
+    );
+    crate::run(&parse(&straight).unwrap()).unwrap();
+    let first = format!(
+        "{common} --layers 1 --width 8 --heads 2 --steps 3 --checkpoint {}",
+        out("ckpt")
+    );
+    crate::run(&parse(&first).unwrap()).unwrap();
+    let second = format!(
+        "{common} --resume {} --steps 6 --weights-out {} --losses-out {}",
+        out("ckpt"),
+        out("b.safetensors"),
+        out("lb.safetensors")
+    );
+    crate::run(&parse(&second).unwrap()).unwrap();
+    assert_eq!(
+        read_f32(&dir.join("a.safetensors")),
+        read_f32(&dir.join("b.safetensors"))
+    );
+    let losses = read_f32(&dir.join("la.safetensors"));
+    assert_eq!(losses, read_f32(&dir.join("lb.safetensors")));
+    assert_eq!(
+        losses[0].1.len(),
+        6,
+        "the resumed run's losses include the first run's"
+    );
+    let done = format!("{common} --resume {} --steps 3", out("ckpt"));
+    let error = crate::run(&parse(&done).unwrap()).unwrap_err();
+    assert!(error.contains("at step 3 already"), "{error}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn the_contract_run_is_bit_identical_for_one_two_and_three_threads() {
+    let dir = scratch("threads");
+    let tiny = Path::new(TINY);
+    let run = |threads: usize| {
+        let out = |name: &str| dir.join(format!("{threads}{name}")).display().to_string();
+        let line = format!(
+            "--init {} --batches {} --steps 8 --lr 0.003 --betas 0.9,0.95 --eps 1e-8 --weight-decay 0.1 \
+             --clip-norm 1.0 --grads-out {} --losses-out {} --weights-out {}",
+            tiny.join("model.safetensors").display(),
+            tiny.join("batches.safetensors").display(),
+            out("g"),
+            out("l"),
+            out("w")
+        );
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        pool.install(|| crate::run(&parse(&line).unwrap())).unwrap();
+        ["g", "l", "w"].map(|name| read_f32(Path::new(&out(name))))
+    };
+    let one = run(1);
+    assert_eq!(one[0].len(), 28, "every parameter's gradient");
+    assert_eq!(one[1][0].1.len(), 8, "one loss per step");
+    assert_eq!(run(2), one);
+    assert_eq!(run(3), one);
+    std::fs::remove_dir_all(dir).unwrap();
+}
