@@ -175,14 +175,17 @@ pub fn check_model(config: &GptConfig, params: &Params) -> Result<(), String> {
 }
 
 /// `config.json` for `config` as `GPT2Config` writes it (the fields
-/// transformers reads; dropout 0, tied embeddings, gelu_new).
+/// transformers reads; dropout 0, tied embeddings, gelu_new, no special
+/// token ids: GPT-2's default 50256 is outside a byte-level vocabulary).
 pub fn config_json(config: &GptConfig) -> String {
     format!(
         r#"{{
   "activation_function": "gelu_new",
   "architectures": ["GPT2LMHeadModel"],
   "attn_pdrop": 0.0,
+  "bos_token_id": null,
   "embd_pdrop": 0.0,
+  "eos_token_id": null,
   "initializer_range": 0.02,
   "layer_norm_epsilon": 1e-05,
   "model_type": "gpt2",
@@ -191,6 +194,7 @@ pub fn config_json(config: &GptConfig) -> String {
   "n_inner": null,
   "n_layer": {},
   "n_positions": {},
+  "pad_token_id": null,
   "resid_pdrop": 0.0,
   "scale_attn_weights": true,
   "tie_word_embeddings": true,
