@@ -6,6 +6,9 @@ use crate::prng::SplitMix64;
 use safetensors::{Dtype, SafeTensors};
 use std::path::Path;
 
+/// A corpus keeps its last `1 / HELD_OUT` for the held-out loss.
+const HELD_OUT: usize = 20;
+
 /// Why the batches cannot be used.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum DataError {
@@ -75,9 +78,11 @@ pub enum Batches {
     /// `batch` windows per step of `seq + 1` consecutive bytes, at offsets
     /// drawn from SplitMix64 seeded by `(seed, step)`: step `s`'s batch does
     /// not depend on earlier steps, so a resumed run sees the batches the
-    /// uninterrupted run would have.
+    /// uninterrupted run would have. The text's last twentieth is held out
+    /// ([`held_out`](Batches::held_out)); windows come from the rest.
     Corpus {
         bytes: Vec<u8>,
+        held_out: Vec<u8>,
         batch: usize,
         seq: usize,
         seed: u64,
@@ -161,6 +166,8 @@ impl Batches {
             path: shown.clone(),
             message: e.to_string(),
         })?;
+        let mut bytes = bytes;
+        let held_out = bytes.split_off(bytes.len() - bytes.len() / HELD_OUT);
         if bytes.len() <= seq {
             return Err(DataError::CorpusTooShort {
                 path: shown,
@@ -170,10 +177,30 @@ impl Batches {
         }
         Ok(Batches::Corpus {
             bytes,
+            held_out,
             batch,
             seq,
             seed,
         })
+    }
+
+    /// Up to `max` batches of the held-out text of a corpus: consecutive
+    /// windows from its start, `B` per batch (none for fixed batches, or
+    /// a held-out part shorter than one batch).
+    pub fn held_out(&self, max: usize) -> Vec<(Vec<usize>, Vec<usize>)> {
+        let Batches::Corpus {
+            held_out,
+            batch,
+            seq,
+            ..
+        } = self
+        else {
+            return Vec::new();
+        };
+        let count = (held_out.len().saturating_sub(1) / (batch * seq)).min(max);
+        (0..count)
+            .map(|i| windows(held_out, (0..*batch).map(|b| (i * batch + b) * seq), *seq))
+            .collect()
     }
 
     /// Checks the batches against a run: enough fixed batches for `steps`,
@@ -233,22 +260,32 @@ impl Batches {
                 batch,
                 seq,
                 seed,
+                ..
             } => {
                 let mut rng =
                     SplitMix64::new(seed ^ (step as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15));
                 let starts = (bytes.len() - seq) as u64;
-                let (mut inputs, mut targets) = (
-                    Vec::with_capacity(batch * seq),
-                    Vec::with_capacity(batch * seq),
-                );
-                for _ in 0..*batch {
-                    let start = (rng.next_u64() % starts) as usize;
-                    let window = &bytes[start..start + seq + 1];
-                    inputs.extend(window[..*seq].iter().map(|&b| usize::from(b)));
-                    targets.extend(window[1..].iter().map(|&b| usize::from(b)));
-                }
-                (inputs, targets)
+                let offsets: Vec<usize> = (0..*batch)
+                    .map(|_| (rng.next_u64() % starts) as usize)
+                    .collect();
+                windows(bytes, offsets.into_iter(), *seq)
             }
         }
     }
+}
+
+/// The inputs (`seq` bytes from each offset) and targets (the same, one
+/// byte later) of the windows at `offsets`, as token ids.
+fn windows(
+    bytes: &[u8],
+    offsets: impl Iterator<Item = usize>,
+    seq: usize,
+) -> (Vec<usize>, Vec<usize>) {
+    let (mut inputs, mut targets) = (Vec::new(), Vec::new());
+    for start in offsets {
+        let window = &bytes[start..start + seq + 1];
+        inputs.extend(window[..seq].iter().map(|&b| usize::from(b)));
+        targets.extend(window[1..].iter().map(|&b| usize::from(b)));
+    }
+    (inputs, targets)
 }

@@ -41,6 +41,9 @@ use params::Params;
 use std::path::Path;
 use std::process::ExitCode;
 
+/// Batches of held-out text the final loss is measured on (corpus runs).
+const HELD_OUT_BATCHES: usize = 16;
+
 fn main() -> ExitCode {
     let args = match args::parse(std::env::args_os().skip(1)) {
         Ok(args) => args,
@@ -217,6 +220,22 @@ pub fn run(args: &Args) -> Result<(), String> {
             .map_or("-".to_string(), |l| format!("{l:.4}")),
         losses.last().map_or("-".to_string(), |l| format!("{l:.4}"))
     );
+    let held_out = batches.held_out(HELD_OUT_BATCHES);
+    if !held_out.is_empty() {
+        let mut sum = 0.0;
+        for (inputs, targets) in &held_out {
+            sum += f64::from(
+                model::loss_and_grads(&config, &params, inputs, targets, b, t)
+                    .map_err(|e| format!("held-out loss: {e}"))?
+                    .0,
+            );
+        }
+        eprintln!(
+            "held-out loss {:.4} ({} batches of the corpus's last twentieth)",
+            sum / held_out.len() as f64,
+            held_out.len()
+        );
+    }
     write_outputs(args, &config, &params, &optimizer, &losses)?;
     if args.sample > 0 {
         let text = sample::sample(

@@ -184,6 +184,14 @@ fn corpus_windows_are_shifted_by_one_and_fixed_by_seed_and_step() {
         Batches::corpus(&path, 3, 16, 9).unwrap().get(5)
     );
     assert_ne!(batches.get(5), batches.get(6));
+    // The last twentieth (250 bytes) is held out: 15 windows of 16 in batches of 3.
+    let held = batches.held_out(100);
+    assert_eq!(held.len(), 5);
+    assert_eq!(held[0].0[..3], [4750 % 256, 4751 % 256, 4752 % 256]);
+    assert!(
+        held.iter()
+            .all(|(x, y)| x.iter().zip(y).all(|(x, y)| (x + 1) % 256 == *y))
+    );
     assert!(matches!(
         Batches::corpus(&path, 1, 5000, 0),
         Err(DataError::CorpusTooShort { .. })
