@@ -26,7 +26,8 @@ pub struct ClipReport<T> {
 /// The total 2-norm of all gradients, as PyTorch forms it: each tensor's
 /// norm rounded to `T` (`torch._foreach_norm`), then the norm of those norms
 /// (`vector_norm(stack(norms))`). Squares are summed in `f64` (one rounding
-/// to `T` per norm), in a fixed order: blocks of 4096 elements in sequence.
+/// to `T` per norm), in a fixed order: blocks of 4096 elements in sequence,
+/// each block into 8 interleaved partial sums.
 ///
 /// PyTorch sums an `f32` tensor's squares in its own vectorized order, so
 /// the two norms can differ in the last bit or two of `f32`.
@@ -53,16 +54,29 @@ pub fn grad_norm<T: Float>(grads: &[Named<T>]) -> T {
     T::round_from_f64(squares.sqrt())
 }
 
-/// `Σ x²` in `f64`: blocks summed in parallel, each in order, then the
-/// block sums in order (a fixed tree for any thread count).
+/// `Σ x²` in `f64`: blocks summed in parallel, each into 8 partial sums
+/// (element `i` into sum `i % 8`, combined in order), then the block sums
+/// in order: a fixed tree for any thread count, with 8 independent
+/// additions in flight instead of one chain.
 fn sum_of_squares<T: Float>(values: &[T]) -> f64 {
+    let square = |x: T| {
+        let x = x.widen_to_f64();
+        x * x
+    };
     let blocks: Vec<f64> = values
         .par_chunks(BLOCK)
         .map(|block| {
-            block.iter().fold(0.0, |sum, &x| {
-                let x = x.widen_to_f64();
-                sum + x * x
-            })
+            let mut lanes = [0.0_f64; 8];
+            let (whole, tail) = block.split_at(block.len() - block.len() % 8);
+            for group in whole.chunks_exact(8) {
+                for (lane, &x) in lanes.iter_mut().zip(group) {
+                    *lane += square(x);
+                }
+            }
+            for (lane, &x) in lanes.iter_mut().zip(tail) {
+                *lane += square(x);
+            }
+            lanes.iter().fold(0.0, |sum, &lane| sum + lane)
         })
         .collect();
     blocks.iter().fold(0.0, |sum, &block| sum + block)
