@@ -108,7 +108,7 @@ pub const USAGE: &str = "usage: train_gpt (--init DIR/model.safetensors | --resu
   --clip-norm C        clip_grad_norm_'s max_norm (default: no clipping)
   --threads K          1 to 256 threads (default: RAYON_NUM_THREADS, else every core)
   --seed N             fresh weights and corpus windows (default 0)
-  --grads-out PATH     step 0's gradients (before clipping), Hugging Face names, F32
+  --grads-out PATH     the first step's gradients (step 0 unless resumed), before clipping, F32
   --losses-out PATH    losses, F32 [S]
   --weights-out PATH   every parameter after the last step, Hugging Face names, F32
   --plot PATH.svg      the loss curve
