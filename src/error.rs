@@ -789,6 +789,64 @@ pub enum Error {
         /// MiniJinja's message.
         message: String,
     },
+
+    // ---- training (`train`: optimizer, clipping, schedule) ----
+    /// Two named-tensor lists that must pair one to one (parameters and
+    /// their gradients, parameters and an optimizer's saved state) have
+    /// different lengths.
+    #[error("{op}: {expected} parameters, but {actual} {what} were given")]
+    ParameterCountMismatch {
+        /// The operation called.
+        op: &'static str,
+        /// What the second list holds (`"gradients"`, `"state entries"`).
+        what: &'static str,
+        /// The number of parameters.
+        expected: usize,
+        /// The length of the second list.
+        actual: usize,
+    },
+    /// Entry `index` of a paired list names another tensor than the
+    /// parameter at that position (the lists pair by position and name).
+    #[error("{op}: parameter {index} is `{expected}`, but the {what} there is `{actual}`")]
+    ParameterNameMismatch {
+        /// The operation called.
+        op: &'static str,
+        /// What the second list holds (`"gradient"`, `"state entry"`).
+        what: &'static str,
+        /// The position in both lists.
+        index: usize,
+        /// The parameter's name.
+        expected: String,
+        /// The name found in the second list.
+        actual: String,
+    },
+    /// A gradient (or a saved moment) has another shape than its parameter.
+    #[error(
+        "{op}: parameter `{name}` has shape {expected:?} but is paired with a tensor of shape {actual:?}"
+    )]
+    ParameterShapeMismatch {
+        /// The operation called.
+        op: &'static str,
+        /// The parameter's name.
+        name: String,
+        /// The parameter's shape.
+        expected: Vec<usize>,
+        /// The paired tensor's shape (a gradient's, a moment's).
+        actual: Vec<usize>,
+    },
+    /// A hyperparameter outside its valid range (PyTorch's optimizers raise
+    /// `ValueError` for the same values).
+    #[error("{op}: {name} must be {rule}, got {value}")]
+    InvalidHyperparameter {
+        /// The operation called.
+        op: &'static str,
+        /// The hyperparameter (`"lr"`, `"beta1"`, `"eps"`, ...).
+        name: &'static str,
+        /// The rule it breaks, as a phrase (`"in [0, 1)"`).
+        rule: &'static str,
+        /// The value given, as printed by `{}`.
+        value: String,
+    },
 }
 
 impl Error {

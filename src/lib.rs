@@ -78,6 +78,8 @@
 //!   infos, tensors borrowed as views or `Q8_0` / `Q4_0` / `Q4_1` blocks),
 //!   `dequantize`, and `x · Wᵀ` straight from the blocks
 //!   ([`linear`](tensor::quant::linear)).
+//! - **Training** ([`train`]): AdamW with `torch.optim.AdamW`'s update,
+//!   PyTorch's global-norm gradient clipping, a warmup + cosine schedule.
 //! - **Errors** ([`Error`]): one enum for the crate.
 //!
 //! ## Examples
@@ -87,6 +89,7 @@
 //! | `cargo run --release --example attention_heads` | GPT-2 attention's layouts at full size, every step's layout trace and copies, checked against plain loops |
 //! | `cargo run --release --features safetensors --example gpt2` | a whole GPT-2 decoder with a KV cache on safetensors weights (F16 / BF16 / F32 / F64), checked against transformers, timed against the bandwidth bound |
 //! | `cargo run --release --features safetensors --example minilm_attention` | a BERT encoder layer (all-MiniLM-L6-v2) checked against transformers |
+//! | `cargo run --release --example train_gpt -- --corpus data/austen.txt --steps 1000 --plot loss.svg --sample 300` | training a GPT-2-style model on text: AdamW, clipping, warmup + cosine, checkpoints in Hugging Face's layout, resume, a loss plot, samples; also issue 23's check contract (`--init`, `--batches`, `--grads-out`, ...) |
 //! | `cargo run --release --example gguf_info -- PATH.gguf` | a GGUF file's metadata and tensor types, and `linear`'s speed on its matrices |
 //! | `cargo run --example 01_views` … `04_attention` | the view, broadcast / reduce, split-heads and attention steps one at a time |
 #![forbid(unsafe_code)]
@@ -98,6 +101,7 @@ pub mod error;
 pub mod tensor;
 #[cfg(feature = "gguf")]
 pub mod tokenizer;
+pub mod train;
 
 pub use error::{Error, TensorError, TensorOpError, TensorViewError};
 pub use tensor::{

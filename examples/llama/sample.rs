@@ -10,6 +10,9 @@
 //! ties by lower id). Probabilities are computed in f64, so the draw does
 //! not depend on the thread count (the logits themselves are bit-identical
 //! for every thread count).
+//!
+//! Also included by `train_gpt` (`#[path = "../llama/sample.rs"] mod choose;`),
+//! which needs `crate::prng` the same way.
 
 use crate::prng::SplitMix64;
 

@@ -4,7 +4,7 @@ use llm_from_scratch::Error;
 use serde_json::Value;
 
 /// The fields of a GPT-2 `config.json` the training step reads.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct GptConfig {
     /// `vocab_size`: rows of `wte`.
     pub vocab_size: usize,
@@ -68,15 +68,5 @@ impl GptConfig {
             )));
         }
         Ok(config)
-    }
-
-    /// Reads and parses `path`.
-    ///
-    /// # Errors
-    /// [`Error::InvalidFile`] if the file cannot be read, or as [`GptConfig::from_json`].
-    pub fn read(path: &std::path::Path) -> Result<Self, Error> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| invalid(format!("{}: {e}", path.display())))?;
-        Self::from_json(&text)
     }
 }

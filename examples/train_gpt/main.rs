@@ -1,84 +1,311 @@
-//! PLACEHOLDER main from branch `autograd`: the `train-parts` branch replaces
-//! this file with the training CLI of issue 23. This one only runs
-//! [`model::loss_and_grads`] (no optimizer step) on every batch of a file
-//! and prints each loss and the gradient throughput in tokens/s:
+//! Training a GPT-2-style model: the check contract of issue 23 and a real
+//! run on text.
 //!
-//! `cargo run --release --features safetensors --example train_gpt -- DIR/model.safetensors F.safetensors THREADS`
-//! (`config.json` beside the model).
+//! Check contract (`--init` Hugging Face GPT-2 weights + `config.json`,
+//! `--batches` `inputs` / `targets` I64 `[S, B, T]`): for each step `s`, the
+//! mean cross-entropy of batch `s` and every gradient; step 0's gradients
+//! (before clipping) to `--grads-out`; PyTorch's `clip_grad_norm_`; one
+//! `torch.optim.AdamW` step (`llm_from_scratch::train`); then `--losses-out`
+//! (`losses` F32 `[S]`) and `--weights-out` (every parameter).
+//!
+//! A real run: `--corpus data/austen.txt` (`scripts/fetch_corpus.sh`),
+//! byte-level, a fresh model (`--layers`, `--width`, `--heads`) or
+//! `--init`/`--resume`, warmup + cosine (`--warmup`, `--min-lr`), a progress
+//! line, `--plot`, `--checkpoint`, `--sample`. See `--help`.
 
+mod args;
+mod checkpoint;
+#[path = "../llama/sample.rs"]
+mod choose;
 mod config;
+mod data;
+#[cfg(test)]
+mod grads_tests;
+mod init;
 mod model;
 mod params;
+mod plot;
+#[path = "../common/prng.rs"]
+mod prng;
+mod progress;
+mod sample;
 #[cfg(test)]
 mod tests;
 
-use std::path::PathBuf;
+use args::{Args, Data, Start};
+use config::GptConfig;
+use data::Batches;
+use llm_from_scratch::train::{AdamW, AdamWConfig, WarmupCosine, clip_grad_norm};
+use params::Params;
+use std::path::Path;
 use std::process::ExitCode;
-use std::time::Instant;
 
-fn run(model_path: PathBuf, batches: PathBuf, threads: usize) -> Result<(), String> {
-    let dir = model_path.parent().ok_or("the model path has no folder")?;
-    let config = config::GptConfig::read(&dir.join("config.json")).map_err(|e| e.to_string())?;
-    let bytes = std::fs::read(&model_path).map_err(|e| format!("{}: {e}", model_path.display()))?;
-    let params = params::load(&bytes).map_err(|e| e.to_string())?;
-    let bytes = std::fs::read(&batches).map_err(|e| format!("{}: {e}", batches.display()))?;
-    let file = safetensors::SafeTensors::deserialize(&bytes).map_err(|e| e.to_string())?;
-    let read = |key: &str| -> Result<(Vec<usize>, Vec<usize>), String> {
-        let t = file.tensor(key).map_err(|e| format!("{key}: {e}"))?;
-        let ids = t
-            .data()
-            .chunks_exact(8)
-            .map(|b| {
-                let v = i64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]);
-                usize::try_from(v).map_err(|_| format!("{key}: negative id {v}"))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok((t.shape().to_vec(), ids))
-    };
-    let (shape, inputs) = read("inputs")?;
-    let (_, targets) = read("targets")?;
-    let [steps, b, t] = shape[..] else {
-        return Err(format!("inputs: shape {shape:?}, expected [S, B, T]"));
-    };
-    let start = Instant::now();
-    for s in 0..steps {
-        let range = s * b * t..(s + 1) * b * t;
-        let (loss, _) = model::loss_and_grads(
-            &config,
-            &params,
-            &inputs[range.clone()],
-            &targets[range],
-            b,
-            t,
-            threads,
-        )
-        .map_err(|e| e.to_string())?;
-        println!("batch {s}: loss {loss}");
-    }
-    let seconds = start.elapsed().as_secs_f64();
-    println!(
-        "{} forward+backward passes, {:.0} tokens/s on {threads} thread(s)",
-        steps,
-        (steps * b * t) as f64 / seconds
-    );
-    Ok(())
-}
+/// Batches of held-out text the final loss is measured on (corpus runs).
+const HELD_OUT_BATCHES: usize = 16;
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    let [model, batches, threads] = &args[..] else {
-        eprintln!("usage: train_gpt MODEL.safetensors BATCHES.safetensors THREADS");
-        return ExitCode::FAILURE;
+    let args = match args::parse(std::env::args_os().skip(1)) {
+        Ok(args) => args,
+        Err(args::FlagsError::Help) => {
+            println!("{}", args::USAGE);
+            return ExitCode::SUCCESS;
+        }
+        Err(args::FlagsError::Usage(message)) => {
+            eprintln!("{message}");
+            return ExitCode::from(2);
+        }
     };
-    let Ok(threads) = threads.parse::<usize>() else {
-        eprintln!("train_gpt: THREADS must be a number, got `{threads}`");
+    if let Some(threads) = args.threads
+        && let Err(error) = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build_global()
+    {
+        eprintln!("error: could not start {threads} threads: {error}");
         return ExitCode::FAILURE;
-    };
-    match run(model.into(), batches.into(), threads) {
+    }
+    match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(e) => {
-            eprintln!("train_gpt: {e}");
+        Err(message) => {
+            eprintln!("error: {message}");
             ExitCode::FAILURE
         }
     }
+}
+
+/// The model, the optimizer and the losses a run starts from.
+struct State {
+    config: GptConfig,
+    params: Params,
+    optimizer: AdamW<f32>,
+    losses: Vec<f32>,
+}
+
+fn start(args: &Args, hyper: AdamWConfig) -> Result<State, String> {
+    let fresh = |config: GptConfig, params: Params| -> Result<State, String> {
+        let optimizer = AdamW::new(hyper).map_err(|e| e.to_string())?;
+        Ok(State {
+            config,
+            params,
+            optimizer,
+            losses: Vec::new(),
+        })
+    };
+    match &args.start {
+        Start::Init(path) => {
+            let (config, params) = checkpoint::read_model(path).map_err(|e| e.to_string())?;
+            fresh(config, params)
+        }
+        Start::Resume(dir) => {
+            let r = checkpoint::read_checkpoint(dir, hyper).map_err(|e| e.to_string())?;
+            Ok(State {
+                config: r.config,
+                params: r.params,
+                optimizer: r.optimizer,
+                losses: r.losses,
+            })
+        }
+        Start::Fresh {
+            layers,
+            width,
+            heads,
+        } => {
+            let seq = match &args.data {
+                Data::Corpus { seq, .. } => *seq,
+                Data::Batches(_) => {
+                    return Err(
+                        "a fresh model trains on --corpus; --batches needs --init".to_string()
+                    );
+                }
+            };
+            let config = GptConfig {
+                n_layer: *layers,
+                n_head: *heads,
+                n_embd: *width,
+                n_positions: seq,
+                vocab_size: 256,
+                layer_norm_epsilon: 1e-5,
+            };
+            let params = init::init(&config, args.seed).map_err(|e| e.to_string())?;
+            fresh(config, params)
+        }
+    }
+}
+
+/// The whole run: model, data, the training loop, the outputs.
+pub fn run(args: &Args) -> Result<(), String> {
+    let hyper = AdamWConfig {
+        lr: args.lr,
+        beta1: args.beta1,
+        beta2: args.beta2,
+        eps: args.eps,
+        weight_decay: args.weight_decay,
+    };
+    hyper.validate().map_err(|e| e.to_string())?;
+    let State {
+        config,
+        mut params,
+        mut optimizer,
+        mut losses,
+    } = start(args, hyper)?;
+    let (batches, data_path) = match &args.data {
+        Data::Batches(path) => (Batches::read(path, config.vocab_size), path),
+        Data::Corpus { path, batch, seq } => (Batches::corpus(path, *batch, *seq, args.seed), path),
+    };
+    let batches = batches.map_err(|e| e.to_string())?;
+    let first = losses.len();
+    let total = args
+        .steps
+        .or(batches.available())
+        .unwrap_or(args::DEFAULT_CORPUS_STEPS);
+    if first >= total {
+        return Err(format!(
+            "the run is at step {first} already; --steps {total} is the run's length, resumed steps included"
+        ));
+    }
+    batches
+        .check(data_path, total, config.n_positions)
+        .map_err(|e| e.to_string())?;
+    let decay = args.decay_steps.unwrap_or(total as u64);
+    let schedule = WarmupCosine::new(args.lr, args.min_lr.unwrap_or(args.lr), args.warmup, decay)
+        .map_err(|e| e.to_string())?;
+    let (b, t) = batches.shape();
+    eprintln!(
+        "GPT-2: {} layers, {} heads, width {}, context {}, vocabulary {}: {} parameters; batch {b}×{t}, steps {}..{total}",
+        config.n_layer,
+        config.n_head,
+        config.n_embd,
+        config.n_positions,
+        config.vocab_size,
+        params
+            .iter()
+            .map(|(_, p)| p.as_slice().len())
+            .sum::<usize>(),
+        first + 1
+    );
+    let progress = progress::Progress::new(first, total, b * t);
+    for step in first..total {
+        let lr = schedule.lr(step as u64);
+        optimizer.set_lr(lr).map_err(|e| e.to_string())?;
+        let (inputs, targets) = batches.get(step);
+        let (loss, mut grads) = model::loss_and_grads(
+            &config,
+            &params,
+            &inputs,
+            &targets,
+            b,
+            t,
+            rayon::current_num_threads(),
+        )
+        .map_err(|e| format!("step {step}: {e}"))?;
+        losses.push(loss);
+        if step == first
+            && let Some(path) = &args.grads_out
+        {
+            checkpoint::write_tensors(path, grads.iter().map(|(n, g)| (n.clone(), g)), None)
+                .map_err(|e| e.to_string())?;
+        }
+        if let Some(max_norm) = args.clip_norm {
+            clip_grad_norm(&mut grads, max_norm).map_err(|e| e.to_string())?;
+        }
+        optimizer
+            .step(&mut params, &grads)
+            .map_err(|e| format!("step {step}: {e}"))?;
+        progress.update(step, loss, lr);
+        if let (Some(dir), Some(every)) = (&args.checkpoint, args.checkpoint_every)
+            && (step + 1).is_multiple_of(every)
+            && step + 1 < total
+        {
+            checkpoint::write_checkpoint(dir, &config, &params, &optimizer, &losses)
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    let trained = total - first;
+    eprintln!(
+        "{trained} steps, {:.0} tokens/s; loss {} -> {}",
+        progress.tokens_per_second(trained),
+        losses
+            .get(first)
+            .map_or("-".to_string(), |l| format!("{l:.4}")),
+        losses.last().map_or("-".to_string(), |l| format!("{l:.4}"))
+    );
+    let held_out = batches.held_out(HELD_OUT_BATCHES);
+    if !held_out.is_empty() {
+        let mut sum = 0.0;
+        for (inputs, targets) in &held_out {
+            sum += f64::from(
+                model::loss_and_grads(
+                    &config,
+                    &params,
+                    inputs,
+                    targets,
+                    b,
+                    t,
+                    rayon::current_num_threads(),
+                )
+                .map_err(|e| format!("held-out loss: {e}"))?
+                .0,
+            );
+        }
+        eprintln!(
+            "held-out loss {:.4} ({} batches of the corpus's last twentieth)",
+            sum / held_out.len() as f64,
+            held_out.len()
+        );
+    }
+    write_outputs(args, &config, &params, &optimizer, &losses)?;
+    if args.sample > 0 {
+        let text = sample::sample(
+            &config,
+            &params,
+            args.prompt.as_bytes(),
+            args.sample,
+            args.temperature,
+            args.seed,
+        )?;
+        println!(
+            "--- {} sampled bytes after {:?} (temperature {}):",
+            args.sample, args.prompt, args.temperature
+        );
+        println!("{}{}", args.prompt, String::from_utf8_lossy(&text));
+    }
+    Ok(())
+}
+
+fn write_outputs(
+    args: &Args,
+    config: &GptConfig,
+    params: &Params,
+    optimizer: &AdamW<f32>,
+    losses: &[f32],
+) -> Result<(), String> {
+    if let Some(path) = &args.losses_out {
+        checkpoint::write_losses(path, losses).map_err(|e| e.to_string())?;
+    }
+    if let Some(path) = &args.weights_out {
+        checkpoint::write_tensors(path, params.iter().map(|(n, p)| (n.clone(), p)), None)
+            .map_err(|e| e.to_string())?;
+    }
+    if let Some(dir) = &args.checkpoint {
+        checkpoint::write_checkpoint(dir, config, params, optimizer, losses)
+            .map_err(|e| e.to_string())?;
+        eprintln!("checkpoint: {}", dir.display());
+    }
+    if let Some(path) = &args.plot {
+        write_plot(path, config, losses)?;
+    }
+    Ok(())
+}
+
+fn write_plot(path: &Path, config: &GptConfig, losses: &[f32]) -> Result<(), String> {
+    let title = format!(
+        "train_gpt: {} layers, width {}, {} steps, final loss {:.3}",
+        config.n_layer,
+        config.n_embd,
+        losses.len(),
+        losses.last().copied().unwrap_or(f32::NAN)
+    );
+    std::fs::write(path, plot::svg(losses, &title))
+        .map_err(|e| format!("{}: {e}", path.display()))?;
+    eprintln!("plot: {}", path.display());
+    Ok(())
 }

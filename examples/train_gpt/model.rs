@@ -41,6 +41,28 @@ pub fn loss_and_grads(
     pool.install(|| step(config, params, inputs, targets, batch, seq))
 }
 
+/// The `[vocab]` logits of the last of `tokens` (one sequence, at most
+/// `n_positions` long): the forward pass of [`loss_and_grads`] without the
+/// loss, for sampling text.
+///
+/// # Errors
+/// As [`loss_and_grads`] (an empty `tokens` is [`Error::ElementCountMismatch`]).
+pub fn logits(config: &GptConfig, params: &Params, tokens: &[usize]) -> Result<Vec<f32>, Error> {
+    if tokens.is_empty() {
+        return Err(Error::ElementCountMismatch {
+            op: "logits",
+            expected: 1,
+            actual: 0,
+        });
+    }
+    let tape = Tape::<f32>::new();
+    let (_, logits) = forward(&tape, config, params, tokens, 1, tokens.len(), "logits")?;
+    let value = logits.value()?;
+    let vocab = config.vocab_size;
+    let all = value.as_slice();
+    Ok(all[all.len() - vocab..].to_vec())
+}
+
 fn step(
     config: &GptConfig,
     params: &Params,
@@ -50,8 +72,38 @@ fn step(
     seq: usize,
 ) -> Result<(f32, Params), Error> {
     let op = "loss_and_grads";
+    if targets.len() != inputs.len() {
+        return Err(Error::ElementCountMismatch {
+            op,
+            expected: inputs.len(),
+            actual: targets.len(),
+        });
+    }
+    let tape = Tape::<f32>::new();
+    let (m, logits) = forward(&tape, config, params, inputs, batch, seq, op)?;
+    let loss = logits.cross_entropy(targets)?;
+    let value = loss.value()?.as_slice()[0];
+    let grads = loss.backward()?;
+    let out = params
+        .iter()
+        .zip(&m.leaves)
+        .map(|((name, _), leaf)| Ok((name.clone(), grads.get(leaf)?)))
+        .collect::<Result<Params, Error>>()?;
+    Ok((value, out))
+}
+
+/// GPT-2's forward pass on `tape` up to the logits `[batch · seq, vocab]`.
+fn forward<'p, 't>(
+    tape: &'t Tape<f32>,
+    config: &GptConfig,
+    params: &'p Params,
+    inputs: &[usize],
+    batch: usize,
+    seq: usize,
+    op: &'static str,
+) -> Result<(Leaves<'p, 't>, V2<'t>), Error> {
     let rows = batch.checked_mul(seq).ok_or(Error::ShapeOverflow { op })?;
-    for ids in [inputs, targets] {
+    for ids in [inputs] {
         if ids.len() != rows {
             return Err(Error::ElementCountMismatch {
                 op,
@@ -68,8 +120,7 @@ fn step(
             dimension: config.n_positions,
         });
     }
-    let tape = Tape::<f32>::new();
-    let leaves: Vec<Var<'_, DynRank, f32>> = params
+    let leaves: Vec<Var<'t, DynRank, f32>> = params
         .iter()
         .map(|(_, t)| tape.leaf(t))
         .collect::<Result<_, _>>()?;
@@ -117,15 +168,7 @@ fn step(
         h = h.add(&m.linear(up.map(Function::GeluTanh)?, &format!("{pre}.mlp.c_proj"))?)?;
     }
     let logits = m.norm(h, "ln_f")?.matmul(&wte.transpose(0, 1)?)?;
-    let loss = logits.cross_entropy(targets)?;
-    let value = loss.value()?.as_slice()[0];
-    let grads = loss.backward()?;
-    let out = params
-        .iter()
-        .zip(&m.leaves)
-        .map(|((name, _), leaf)| Ok((name.clone(), grads.get(leaf)?)))
-        .collect::<Result<Params, Error>>()?;
-    Ok((value, out))
+    Ok((m, logits))
 }
 
 /// The tape's leaves by parameter name, and the Conv1D / LayerNorm layers.
