@@ -483,3 +483,55 @@ fn the_contract_run_is_bit_identical_for_one_two_and_three_threads() {
     assert_eq!(run(3), one);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// The largest |a - b| over every value of the tensors both files name
+/// (`lm_head.weight`, the tied head, is `wte` in ours), and the largest |b|.
+fn max_diff(ours: &Path, theirs: &Path) -> (f32, f32, usize) {
+    let (ours, theirs) = (read_f32(ours), read_f32(theirs));
+    let (mut diff, mut largest, mut compared) = (0.0_f32, 0.0_f32, 0);
+    for (name, want) in &theirs {
+        let Some((_, got)) = ours.iter().find(|(n, _)| n == name) else {
+            assert_eq!(name, "lm_head.weight", "ours lacks {name}");
+            continue;
+        };
+        assert_eq!(got.len(), want.len(), "{name}");
+        for (&g, &w) in got.iter().zip(want) {
+            let (g, w) = (f32::from_bits(g), f32::from_bits(w));
+            diff = diff.max((g - w).abs());
+            largest = largest.max(w.abs());
+        }
+        compared += 1;
+    }
+    (diff, largest, compared)
+}
+
+/// Issue 23's check contract against PyTorch (tests/fixtures/train/*,
+/// scripts/train_fixture.py: torch.optim.AdamW, clip_grad_norm_, 8 steps):
+/// step-0 gradients within 1e-5 of the largest, losses and final weights
+/// within 1e-4.
+#[test]
+fn the_contract_run_matches_pytorch_on_tiny_and_small() {
+    // hyper.json: clip_max_norm 1.0 (tiny), 2.1 (small); the rest shared.
+    for (case, clip) in [("tiny", "1.0"), ("small", "2.1")] {
+        let dir = scratch(&format!("torch-{case}"));
+        let fixture = Path::new(TINY).parent().unwrap().join(case);
+        let out = |name: &str| dir.join(name);
+        let line = format!(
+            "--init {} --batches {} --steps 8 --lr 0.003 --betas 0.9,0.95 --eps 1e-8 --weight-decay 0.1 \
+             --clip-norm {clip} --grads-out {} --losses-out {} --weights-out {}",
+            fixture.join("model.safetensors").display(),
+            fixture.join("batches.safetensors").display(),
+            out("g").display(),
+            out("l").display(),
+            out("w").display()
+        );
+        crate::run(&parse(&line).unwrap()).unwrap();
+        let (grads, largest, n) = max_diff(&out("g"), &fixture.join("grads.safetensors"));
+        assert!(n >= 28 && grads <= 1e-5 * largest, "{case}: grads {grads} of {largest}");
+        let (losses, _, _) = max_diff(&out("l"), &fixture.join("losses.safetensors"));
+        assert!(losses <= 1e-4, "{case}: losses differ by {losses}");
+        let (weights, _, n) = max_diff(&out("w"), &fixture.join("weights_out.safetensors"));
+        assert!(n >= 28 && weights <= 1e-4, "{case}: weights differ by {weights}");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+}
