@@ -527,11 +527,17 @@ fn the_contract_run_matches_pytorch_on_tiny_and_small() {
         );
         crate::run(&parse(&line).unwrap()).unwrap();
         let (grads, largest, n) = max_diff(&out("g"), &fixture.join("grads.safetensors"));
-        assert!(n >= 28 && grads <= 1e-5 * largest, "{case}: grads {grads} of {largest}");
+        assert!(
+            n >= 28 && grads <= 1e-5 * largest,
+            "{case}: grads {grads} of {largest}"
+        );
         let (losses, _, _) = max_diff(&out("l"), &fixture.join("losses.safetensors"));
         assert!(losses <= 1e-4, "{case}: losses differ by {losses}");
         let (weights, _, n) = max_diff(&out("w"), &fixture.join("weights_out.safetensors"));
-        assert!(n >= 28 && weights <= 1e-4, "{case}: weights differ by {weights}");
+        assert!(
+            n >= 28 && weights <= 1e-4,
+            "{case}: weights differ by {weights}"
+        );
         std::fs::remove_dir_all(dir).unwrap();
     }
 }
