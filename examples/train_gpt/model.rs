@@ -103,14 +103,12 @@ fn forward<'p, 't>(
     op: &'static str,
 ) -> Result<(Leaves<'p, 't>, V2<'t>), Error> {
     let rows = batch.checked_mul(seq).ok_or(Error::ShapeOverflow { op })?;
-    for ids in [inputs] {
-        if ids.len() != rows {
-            return Err(Error::ElementCountMismatch {
-                op,
-                expected: rows,
-                actual: ids.len(),
-            });
-        }
+    if inputs.len() != rows {
+        return Err(Error::ElementCountMismatch {
+            op,
+            expected: rows,
+            actual: inputs.len(),
+        });
     }
     if seq > config.n_positions {
         return Err(Error::IndexOutOfBounds {

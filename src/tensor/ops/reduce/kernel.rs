@@ -121,29 +121,56 @@ impl ReduceStrategy {
     }
 }
 
+/// The groups of a reduction (the shape and strides without the reduced
+/// axis), its thread count and instruction set, and how its output splits
+/// into tasks: what the max and the sum kernels share.
+struct Groups {
+    shape: Vec<usize>,
+    strides: Vec<usize>,
+    threads: usize,
+    dispatch: Dispatch,
+    split: Split,
+}
+
+impl Groups {
+    fn of<F>(input: &Reduce<'_, '_, F>, strategy: ReduceStrategy, outputs: usize) -> Self {
+        let mut shape = input.shape.to_vec();
+        let mut strides = input.strides.to_vec();
+        shape.remove(input.axis);
+        strides.remove(input.axis);
+        let extent = input.shape[input.axis];
+        let read = outputs.saturating_mul(extent).saturating_add(outputs);
+        let tuning = tuning();
+        // Row blocks keep a few hundred contiguous outputs per task, so every
+        // input row is read in long pieces.
+        let min_units = match strategy {
+            ReduceStrategy::Rows => ROWS_MIN_OUTPUTS,
+            ReduceStrategy::DenseGroups | ReduceStrategy::Lanes => LANES,
+        };
+        Self {
+            shape,
+            strides,
+            threads: threads_for_bytes(read.saturating_mul(size_of::<F>()), tuning),
+            dispatch: Dispatch::new(tuning.simd),
+            split: Split { unit: 1, min_units },
+        }
+    }
+}
+
 fn reduce_with<F: Float, S: Step<F>>(
     input: &Reduce<'_, '_, F>,
     strategy: ReduceStrategy,
     out: &mut [F],
 ) {
-    let mut group_shape = input.shape.to_vec();
-    let mut group_strides = input.strides.to_vec();
-    group_shape.remove(input.axis);
-    group_strides.remove(input.axis);
-    let extent = input.shape[input.axis];
-    let read = out.len().saturating_mul(extent).saturating_add(out.len());
-    let tuning = tuning();
-    let threads = threads_for_bytes(read.saturating_mul(size_of::<F>()), tuning);
-    let dispatch = Dispatch::new(tuning.simd);
-    let (group_shape, group_strides) = (group_shape.as_slice(), group_strides.as_slice());
+    let groups = Groups::of(input, strategy, out.len());
+    let (group_shape, group_strides) = (groups.shape.as_slice(), groups.strides.as_slice());
+    let (extent, threads, dispatch, split) = (
+        input.shape[input.axis],
+        groups.threads,
+        groups.dispatch,
+        groups.split,
+    );
     let starts = |first| StridedOffsets::from_index(group_shape, group_strides, input.base, first);
-    // Row blocks keep a few hundred contiguous outputs per task, so every
-    // input row is read in long pieces.
-    let min_units = match strategy {
-        ReduceStrategy::Rows => ROWS_MIN_OUTPUTS,
-        ReduceStrategy::DenseGroups | ReduceStrategy::Lanes => LANES,
-    };
-    let split = Split { unit: 1, min_units };
     for_each_block(out, split, threads, |groups, block| match strategy {
         ReduceStrategy::DenseGroups => dispatch.compile(DenseGroups::<F, S> {
             data: input.data,
@@ -166,43 +193,32 @@ fn tree_with<F: Float>(
     strategy: ReduceStrategy,
     out: &mut [F],
 ) -> Result<(), AllocationFailed> {
-    let mut group_shape = input.shape.to_vec();
-    let mut group_strides = input.strides.to_vec();
-    group_shape.remove(input.axis);
-    group_strides.remove(input.axis);
-    let extent = input.shape[input.axis];
-    let read = out.len().saturating_mul(extent).saturating_add(out.len());
-    let tuning = tuning();
-    let threads = threads_for_bytes(read.saturating_mul(size_of::<F>()), tuning);
-    let dispatch = Dispatch::new(tuning.simd);
-    let (group_shape, group_strides) = (group_shape.as_slice(), group_strides.as_slice());
-    let starts = |first| StridedOffsets::from_index(group_shape, group_strides, input.base, first);
-    let min_units = match strategy {
-        ReduceStrategy::Rows => ROWS_MIN_OUTPUTS,
-        ReduceStrategy::DenseGroups | ReduceStrategy::Lanes => LANES,
-    };
-    let failed = std::sync::Mutex::new(None);
-    for_each_block(
-        out,
-        Split { unit: 1, min_units },
-        threads,
-        |groups, block| {
-            if strategy == ReduceStrategy::Rows {
-                let sums = tree_rows(dispatch, input, group_shape, group_strides, groups, block);
-                if let Err(error) = sums {
-                    *failed.lock().unwrap_or_else(|poison| poison.into_inner()) = Some(error);
-                }
-            } else {
-                dispatch.compile(TreeGroups {
-                    data: input.data,
-                    extent,
-                    stride: input.strides[input.axis],
-                    starts: starts(groups.start),
-                    out: block,
-                });
-            }
-        },
+    let groups = Groups::of(input, strategy, out.len());
+    let (group_shape, group_strides) = (groups.shape.as_slice(), groups.strides.as_slice());
+    let (extent, threads, dispatch, split) = (
+        input.shape[input.axis],
+        groups.threads,
+        groups.dispatch,
+        groups.split,
     );
+    let starts = |first| StridedOffsets::from_index(group_shape, group_strides, input.base, first);
+    let failed = std::sync::Mutex::new(None);
+    for_each_block(out, split, threads, |groups, block| {
+        if strategy == ReduceStrategy::Rows {
+            let sums = tree_rows(dispatch, input, group_shape, group_strides, groups, block);
+            if let Err(error) = sums {
+                *failed.lock().unwrap_or_else(|poison| poison.into_inner()) = Some(error);
+            }
+        } else {
+            dispatch.compile(TreeGroups {
+                data: input.data,
+                extent,
+                stride: input.strides[input.axis],
+                starts: starts(groups.start),
+                out: block,
+            });
+        }
+    });
     match failed
         .into_inner()
         .unwrap_or_else(|poison| poison.into_inner())
