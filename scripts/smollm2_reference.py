@@ -36,10 +36,13 @@ Committed fixture, `--fixture-dir` (default `tests/fixtures/smollm2/`), small:
   the ids, the model configuration, versions, the f32-vs-f64 spreads, the smallest
   top-1 / top-2 logit gap, the GGUF's size and SHA-256, how special tokens in plain
   text tokenize. No timings, so a rerun rewrites it byte for byte (`--check`).
-- `tokenizer_cases.json`: a list of {text, ids, decoded}: `tokenizer(text,
-  add_special_tokens=False).input_ids` and `tokenizer.decode(ids)` for ~45 strings
-  (code with tabs, digits, whitespace runs, newlines, accents, CJK, emoji and ZWJ
-  sequences, Arabic, literal special tokens, contractions, URLs, empty string).
+- `tokenizer_cases.json`: a list of {text, ids, ids_gguf_rule, decoded}: `tokenizer(text,
+  add_special_tokens=False).input_ids`, the ids under the `smollm` rule as the model's
+  tokenizer.json and llama.cpp apply it (digits split off first; they differ from
+  transformers' only where two or more whitespace characters precede a digit), and
+  `tokenizer.decode(ids)` for 53 strings (code with tabs, digits, whitespace runs,
+  newlines, accents, CJK, emoji and ZWJ sequences, Arabic, literal special tokens,
+  contractions, URLs, empty string). `--tokenizer-only` rewrites just this file.
 - `tokenizer.gguf`: every `general.*`, `llama.*` and `tokenizer.*` key of the model
   file (gguf's GGUFReader -> GGUFWriter, same order and types) and no tensors
   (1.8 MB): the tokenizer a Rust test can load without the model. The script checks
@@ -228,6 +231,17 @@ TOKENIZER_CORPUS = [
     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
     "tab\tnul\x00bell\x07",
     "replacement \ufffd char",
+    # Whitespace runs before a digit: the one place the two readings of the GGUF's
+    # `smollm` pre-tokenizer differ (transformers: GPT-2's regex; the model's
+    # tokenizer.json and llama.cpp: each digit split off first).
+    "a  1",
+    "  3",
+    "x   22 y",
+    "x\n 1",
+    "line\n\n  42",
+    "\t\t7 tabs",
+    "col1  col2   3.5",
+    "total:\t 100 \u3000 200",
 ]
 
 NOTICE = """# SmolLM2 fixture: notice
@@ -408,11 +422,36 @@ def reference(tokenizer, model, ids: list) -> tuple:
     return tensors, diagnostics, timings
 
 
+def gguf_rule_tokenizer(tokenizer):
+    """A copy of transformers' tokenizer that splits as the GGUF's `smollm` rule says.
+
+    transformers, loading a `gpt2`-model GGUF, builds plain `ByteLevel` (GPT-2's
+    regex) whatever `tokenizer.ggml.pre` names. The model's own tokenizer.json (and
+    llama.cpp's `LLAMA_VOCAB_PRE_TYPE_SMOLLM`) splits each digit off first:
+    `Sequence[Digits(individual_digits=True), ByteLevel(use_regex=True)]`.
+    """
+    import copy
+
+    from tokenizers import pre_tokenizers
+
+    backend = copy.deepcopy(tokenizer.backend_tokenizer)
+    backend.pre_tokenizer = pre_tokenizers.Sequence(
+        [
+            pre_tokenizers.Digits(individual_digits=True),
+            pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=True),
+        ]
+    )
+    return backend
+
+
 def tokenizer_cases(tokenizer) -> list:
+    """{text, ids (transformers), ids_gguf_rule (digits first), decoded} per corpus string."""
+    by_rule = gguf_rule_tokenizer(tokenizer)
     cases = []
     for text in TOKENIZER_CORPUS:
         ids = tokenizer(text, add_special_tokens=False).input_ids
-        cases.append({"text": text, "ids": ids, "decoded": tokenizer.decode(ids)})
+        rule_ids = by_rule.encode(text, add_special_tokens=False).ids
+        cases.append({"text": text, "ids": ids, "ids_gguf_rule": rule_ids, "decoded": tokenizer.decode(ids)})
     return cases
 
 
@@ -755,6 +794,9 @@ def main() -> int:
         "--write-f32-gguf", action="store_true", help=f"only write the dequantized F32 copy ({DEFAULT_F32_GGUF})"
     )
     parser.add_argument("--bench-only", action="store_true", help="only the speed measurement: table, then JSON")
+    parser.add_argument(
+        "--tokenizer-only", action="store_true", help="only rewrite tokenizer_cases.json (no model is loaded)"
+    )
     args = parser.parse_args()
     hf_logging.disable_progress_bar()
     if not args.gguf.is_file():
@@ -763,6 +805,13 @@ def main() -> int:
 
     if args.write_f32_gguf:
         print(json.dumps(write_f32_gguf(args.gguf, DEFAULT_F32_GGUF)))
+        return 0
+    if args.tokenizer_only:
+        tokenizer = AutoTokenizer.from_pretrained(str(args.gguf.parent), gguf_file=args.gguf.name)
+        cases = tokenizer_cases(tokenizer)
+        (args.fixture_dir / "tokenizer_cases.json").write_text(readable_json(cases) + "\n")
+        differ = [c["text"] for c in cases if c["ids"] != c["ids_gguf_rule"]]
+        print(json.dumps({"cases": len(cases), "readings_differ_on": differ}, ensure_ascii=False))
         return 0
     if args.bench_only:
         result = bench_child(args.gguf, args.bench_runs)

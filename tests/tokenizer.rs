@@ -1,9 +1,16 @@
 //! The tokenizer on SmolLM2-135M-Instruct's real vocabulary, against
 //! Hugging Face `transformers` reading the same GGUF
-//! (`scripts/smollm2_reference.py`): 45 strings (code, digits, whitespace
-//! runs, accents, CJK, emoji, literal special tokens) encoded to the same
-//! ids and decoded to the same text, and the chat prompt of
-//! `reference.json` rendered and encoded to its 37 ids.
+//! (`scripts/smollm2_reference.py`): 53 strings (code, digits, whitespace
+//! runs, whitespace before digits, accents, CJK, emoji, literal special
+//! tokens) encoded to the same ids and decoded to the same text, and the
+//! chat prompt of `reference.json` rendered and encoded to its 37 ids.
+//!
+//! transformers splits the text with GPT-2's regex whatever the file's
+//! `tokenizer.ggml.pre` says ([`PreTokenizer::Gpt2`]); the file names
+//! `smollm`, which the model's own tokenizer.json and llama.cpp apply with
+//! each digit split off first ([`PreTokenizer::Smollm`], what
+//! [`Tokenizer::from_gguf`] builds). Both readings are checked, each
+//! against the `tokenizers` library applying that rule.
 //!
 //! The fixture `tests/fixtures/smollm2/tokenizer.gguf` is the model file's
 //! metadata with no tensors.
@@ -31,7 +38,13 @@ fn smollm2_spec() -> TokenizerSpec {
     TokenizerSpec::from_gguf(&gguf).expect("the tokenizer keys")
 }
 
+/// The tokenizer as transformers reads the GGUF: GPT-2's regex.
 fn smollm2() -> Tokenizer {
+    smollm2_gguf_rule().with_pre_tokenizer(PreTokenizer::Gpt2)
+}
+
+/// The tokenizer as the file's `smollm` rule says (llama.cpp's reading).
+fn smollm2_gguf_rule() -> Tokenizer {
     Tokenizer::new(smollm2_spec()).expect("SmolLM2's tokenizer")
 }
 
@@ -62,12 +75,14 @@ fn the_gguf_builds_the_expected_tokenizer() {
 }
 
 #[test]
-fn all_45_strings_match_transformers() {
+fn all_53_strings_match_transformers() {
     let tok = smollm2();
+    let by_rule = smollm2_gguf_rule();
     let cases = json("tokenizer_cases.json");
     let cases = cases.as_array().unwrap();
-    assert_eq!(cases.len(), 45);
+    assert_eq!(cases.len(), 53);
     let mut failures = Vec::new();
+    let mut readings_differ = 0;
     for case in cases {
         let text = case["text"].as_str().unwrap();
         let expected = ids_of(&case["ids"]);
@@ -75,6 +90,14 @@ fn all_45_strings_match_transformers() {
         if ids != expected {
             failures.push(format!("{text:?}\n  ours   {ids:?}\n  theirs {expected:?}"));
         }
+        let expected_by_rule = ids_of(&case["ids_gguf_rule"]);
+        let ids = by_rule.encode(text).unwrap();
+        if ids != expected_by_rule {
+            failures.push(format!(
+                "{text:?} (smollm rule)\n  ours   {ids:?}\n  theirs {expected_by_rule:?}"
+            ));
+        }
+        readings_differ += usize::from(expected != expected_by_rule);
         let decoded = tok.decode(&expected).unwrap();
         assert_eq!(
             decoded,
@@ -93,10 +116,12 @@ fn all_45_strings_match_transformers() {
     }
     assert!(
         failures.is_empty(),
-        "{} of 45 differ:\n{}",
+        "{} encodings differ:\n{}",
         failures.len(),
         failures.join("\n")
     );
+    // The whitespace-before-a-digit cases are where the two readings part.
+    assert_eq!(readings_differ, 7);
 }
 
 #[test]

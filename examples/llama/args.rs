@@ -37,6 +37,25 @@ pub struct Args {
     pub logits_out: Option<PathBuf>,
     /// Where to write the generated text (`--text-out`).
     pub text_out: Option<PathBuf>,
+    /// Whose reading of the GGUF's pre-tokenizer to follow (`--pre-tokenizer`).
+    pub split: Split,
+}
+
+/// Whose split of text into pieces the tokenizer follows
+/// (`--pre-tokenizer transformers|gguf`).
+///
+/// For a `gpt2`-model GGUF, Hugging Face `transformers` (the reference this
+/// example is checked against) builds GPT-2's byte-level regex whatever
+/// `tokenizer.ggml.pre` says; llama.cpp applies the rule the key names
+/// (`smollm`: each digit alone first, as the model's own `tokenizer.json`).
+/// They differ where two or more whitespace characters precede a digit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Split {
+    /// GPT-2's regex, as transformers reads the file (the default).
+    #[default]
+    Transformers,
+    /// The rule `tokenizer.ggml.pre` names, as llama.cpp reads the file.
+    Gguf,
 }
 
 /// The most threads `--threads` accepts.
@@ -44,7 +63,7 @@ pub const MAX_THREADS: usize = 256;
 
 pub const USAGE: &str = "usage: llama --model PATH.gguf (--prompt TEXT | --prompt-file PATH) [--chat] [--generate N]
              [--threads K] [--temperature T] [--top-k K] [--top-p P] [--seed S]
-             [--logits-out F.safetensors] [--text-out F.txt]
+             [--logits-out F.safetensors] [--text-out F.txt] [--pre-tokenizer transformers|gguf]
   --model PATH        a Llama-family GGUF file (F32, F16, Q8_0, Q4_0 or Q4_1 tensors), e.g.
                       SmolLM2-135M-Instruct.Q4_1.gguf: `bash scripts/fetch_smollm2.sh` puts it in models/
   --prompt TEXT       the prompt; --prompt-file PATH reads it from a UTF-8 file
@@ -56,7 +75,10 @@ pub const USAGE: &str = "usage: llama --model PATH.gguf (--prompt TEXT | --promp
   --top-p P           sample among the most likely tokens up to probability P (default 1)
   --seed S            the sampler's seed (default 0): the same seed, the same tokens
   --logits-out F      write prompt_ids (I64 [P]), generated_ids (I64 [n]), logits (F32 [n, vocab])
-  --text-out F        write the decoding of the generated ids";
+  --text-out F        write the decoding of the generated ids
+  --pre-tokenizer R   transformers (default): split text as transformers does loading the GGUF;
+                      gguf: the rule tokenizer.ggml.pre names, as llama.cpp does (they differ
+                      where two or more whitespace characters precede a digit)";
 
 /// Parses the flags (without the program name).
 ///
@@ -79,6 +101,7 @@ pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Args,
             "--seed",
             "--logits-out",
             "--text-out",
+            "--pre-tokenizer",
         ],
     )?;
     interpret(values).map_err(FlagsError::Usage)
@@ -112,7 +135,7 @@ fn number<T: std::str::FromStr>(
         .transpose()
 }
 
-fn interpret(values: [Option<String>; 12]) -> Result<Args, String> {
+fn interpret(values: [Option<String>; 13]) -> Result<Args, String> {
     let [
         model,
         prompt,
@@ -126,7 +149,17 @@ fn interpret(values: [Option<String>; 12]) -> Result<Args, String> {
         seed,
         logits_out,
         text_out,
+        split,
     ] = values;
+    let split = match split.as_deref() {
+        None | Some("transformers") => Split::Transformers,
+        Some("gguf") => Split::Gguf,
+        Some(other) => {
+            return Err(format!(
+                "--pre-tokenizer takes `transformers` or `gguf`, not `{other}`"
+            ));
+        }
+    };
     let prompt = match (prompt, prompt_file) {
         (Some(_), Some(_)) => return Err("give --prompt or --prompt-file, not both".into()),
         (Some(text), None) => Some(Prompt::Text(text)),
@@ -171,6 +204,7 @@ fn interpret(values: [Option<String>; 12]) -> Result<Args, String> {
         seed: number::<u64>("--seed", &seed, "a whole number")?.unwrap_or(0),
         logits_out: logits_out.map(PathBuf::from),
         text_out: text_out.map(PathBuf::from),
+        split,
     })
 }
 
@@ -220,6 +254,9 @@ mod tests {
             }
         );
         assert_eq!((args.seed, args.threads), (5, Some(2)));
+        assert_eq!(args.split, Split::Transformers);
+        let gguf = parse_strs(&["--prompt", "a", "--pre-tokenizer", "gguf"]).unwrap();
+        assert_eq!(gguf.split, Split::Gguf);
     }
 
     #[test]
@@ -234,5 +271,6 @@ mod tests {
         assert!(usage(&["--top-p", "0"]).contains("(0, 1]"));
         assert!(usage(&["--temperature", "-1"]).contains(">= 0"));
         assert!(usage(&["--chat=no"]).contains("no value"));
+        assert!(usage(&["--pre-tokenizer", "llama"]).contains("`transformers` or `gguf`"));
     }
 }

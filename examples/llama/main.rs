@@ -25,12 +25,12 @@ mod sample;
 mod tests;
 mod weights;
 
-use args::{Args, Prompt};
+use args::{Args, Prompt, Split};
 use config::Config;
 use llm_from_scratch::prelude::*;
 use llm_from_scratch::tensor::gguf::Gguf;
 use llm_from_scratch::tensor::weights::{AlignedBytes, SafetensorsWriter};
-use llm_from_scratch::tokenizer::{ChatMessage, Tokenizer};
+use llm_from_scratch::tokenizer::{ChatMessage, PreTokenizer, Tokenizer};
 use model::{KvCache, Llama};
 use report::{last_level_cache, mib, peak_rss, read_bandwidth};
 use sample::Sampler;
@@ -99,7 +99,10 @@ fn run(path: &std::path::Path, args: &Args) -> Result<(), ModelError> {
     let gguf = Gguf::parse(buffer.as_bytes())?;
     let config = Config::from_gguf(&gguf)?;
     let params = Params::from_gguf(&gguf, config)?;
-    let tokenizer = Tokenizer::from_gguf(&gguf)?;
+    let tokenizer = match args.split {
+        Split::Transformers => Tokenizer::from_gguf(&gguf)?.with_pre_tokenizer(PreTokenizer::Gpt2),
+        Split::Gguf => Tokenizer::from_gguf(&gguf)?,
+    };
     let config = &params.config;
     eprintln!(
         "{}: {} blocks, width {}, {} heads ({} KV), vocab {}; {:.1} MiB of weights read per token",

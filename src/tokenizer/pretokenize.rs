@@ -24,6 +24,8 @@ use unicode_general_category::{GeneralCategory, get_general_category};
 ///   gives `"a"`, `"  "`, `"1"`, `gpt2` gives `"a"`, `" "`, `" 1"`), or for a
 ///   run of several numbers that a merge joins (none in SmolLM2's
 ///   vocabulary, trained on single digits).
+///   [`Tokenizer::with_pre_tokenizer`](crate::tokenizer::Tokenizer::with_pre_tokenizer)
+///   chooses the rule; the `llama` example follows transformers by default.
 ///
 /// The regex's `\s+(?!\S)` needs a lookahead, which the `regex` crate does
 /// not have; the split is written here as a scanner instead (no regex

@@ -253,6 +253,34 @@ impl Tokenizer {
         self.pre
     }
 
+    /// The same tokenizer with another pre-tokenizer rule.
+    ///
+    /// The vocabulary, merges and special tokens are unchanged; only the
+    /// split of text into pieces differs. For a GGUF whose
+    /// `tokenizer.ggml.pre` is `smollm`, llama.cpp splits with
+    /// [`PreTokenizer::Smollm`] (what [`Tokenizer::from_gguf`] builds, and
+    /// what the model's own `tokenizer.json` does), while Hugging Face
+    /// `transformers` loading the same file builds plain `ByteLevel`, i.e.
+    /// [`PreTokenizer::Gpt2`]: `with_pre_tokenizer(PreTokenizer::Gpt2)`
+    /// gives transformers' ids (see [`PreTokenizer`] for where they differ).
+    ///
+    /// ```
+    /// # use llm_from_scratch::tokenizer::{PreTokenizer, Tokenizer, TokenizerSpec};
+    /// let tokens = ["a", "1", "Ġ", "ĠĠ"].map(String::from).to_vec();
+    /// let mut spec = TokenizerSpec::gpt2(tokens, vec!["Ġ Ġ".into()]);
+    /// spec.pre = "smollm".into();
+    /// let tok = Tokenizer::new(spec)?;
+    /// assert_eq!(tok.encode("a  1")?, [0, 3, 1]); // "a", "  ", "1"
+    /// let tok = tok.with_pre_tokenizer(PreTokenizer::Gpt2);
+    /// assert_eq!(tok.encode("a  1")?, [0, 2, 2, 1]); // "a", " ", " 1"
+    /// # Ok::<(), llm_from_scratch::Error>(())
+    /// ```
+    #[must_use]
+    pub fn with_pre_tokenizer(mut self, rule: PreTokenizer) -> Self {
+        self.pre = rule;
+        self
+    }
+
     /// The beginning-of-sequence token id, if the vocabulary names one.
     ///
     /// ```
