@@ -22,10 +22,12 @@ use crate::tensor::traverse::alloc::{AllocationFailed, try_filled};
 use crate::tensor::traverse::simd::{Compiled, Dispatch};
 use std::ops::Range;
 
-/// Output elements per column block of a batch: at most 2048 (`WIDEST`)
-/// per accumulator row: each input row is read in long stretches (8-16 KiB),
-/// while the 16 lane rows stay in L2.
-const TREE_BLOCK: usize = 1024;
+/// Output elements per column block of a batch: at most 8192 (`WIDEST`)
+/// per accumulator row. Long stretches win over cache-sized ones here: a
+/// `[4096, 4096]` axis-0 sum takes 1.1× ndarray's time (f64) with 4096,
+/// 1.1-1.2× with 2048, 1.4× with 1024 and 2.3× with 256 (each row piece
+/// pays a fixed cost, and a pending subtree is touched once per leaf).
+const TREE_BLOCK: usize = 4096;
 /// The widest column block a batch can produce: a batch closes once it
 /// holds `TREE_BLOCK` outputs, and each piece adds at most `TREE_BLOCK`.
 const WIDEST: usize = 2 * TREE_BLOCK;
