@@ -120,9 +120,9 @@ pub mod prelude {
     };
     #[doc(no_inline)]
     pub use crate::tensor::ops::{
-        argmax_axis, argmax_axis_into, cast, concat, concat_into, index_select, index_select_into,
-        layer_norm, layer_norm_into, rms_norm, rms_norm_into, softmax_axis, softmax_axis_into,
-        stack, stack_into,
+        argmax_axis, argmax_axis_into, cast, causal_softmax, causal_softmax_into, concat,
+        concat_into, index_select, index_select_into, layer_norm, layer_norm_into, rms_norm,
+        rms_norm_into, softmax_axis, softmax_axis_into, stack, stack_into,
     };
     #[doc(no_inline)]
     pub use crate::tensor::ops::{
