@@ -40,7 +40,7 @@ use crate::tensor::shape::dimension::Dimension;
 ///
 /// ```
 /// use llm_from_scratch::prelude::*;
-/// let x = Tensor::from_vec([2, 2], vec![1.0, 3.0, -2.0, 2.0])?;
+/// let x = Tensor::from_vec([2, 2], vec![1.0_f64, 3.0, -2.0, 2.0])?;
 /// let gamma = Tensor::from_vec([2], vec![1.0, 2.0])?;
 /// let beta = Tensor::from_vec([2], vec![0.5, 0.0])?;
 /// let y = layer_norm(&x, &gamma, &beta, 0.0)?; // [2, 2] -> [2, 2]
