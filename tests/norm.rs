@@ -429,3 +429,73 @@ fn bad_parameters_rank_output_and_allocation_are_typed_errors() {
         Err(Error::ShapeOverflow { op: "rms_norm" })
     );
 }
+
+/// PyTorch's `F.layer_norm` / `F.rms_norm` on seeded inputs
+/// (`scripts/norm_fixture.py`): PyTorch sums in its own order and scales
+/// by `rsqrt`, so within a few units of rounding, not bit for bit.
+#[test]
+fn pytorch_layer_norm_and_rms_norm_agree() {
+    let text = std::fs::read_to_string("tests/fixtures/norm/reference.json").expect("fixture");
+    let fixture: serde_json::Value = serde_json::from_str(&text).expect("json");
+    let floats = |case: &serde_json::Value, key: &str| -> Vec<f64> {
+        case[key]
+            .as_array()
+            .expect("array")
+            .iter()
+            .map(|v| v.as_f64().expect("number"))
+            .collect()
+    };
+    for case in fixture["cases"].as_array().expect("cases") {
+        let name = case["name"].as_str().expect("name");
+        let shape: Vec<usize> = case["shape"]
+            .as_array()
+            .expect("shape")
+            .iter()
+            .map(|v| v.as_u64().expect("extent") as usize)
+            .collect();
+        let eps = case["eps"].as_f64().expect("eps");
+        let [rows, c] = [shape[0], shape[1]];
+        let (x, g, b) = (
+            floats(case, "x"),
+            floats(case, "gamma"),
+            floats(case, "beta"),
+        );
+        let (want_layer, want_rms) = (floats(case, "layer_norm"), floats(case, "rms_norm"));
+        let (layer, rms, tolerance): (Vec<f64>, Vec<f64>, f64) = if case["dtype"] == "f32" {
+            let narrow = |v: &[f64]| v.iter().map(|&v| v as f32).collect::<Vec<_>>();
+            let x = Tensor::from_vec([rows, c], narrow(&x)).unwrap();
+            let g = Tensor::from_vec([c], narrow(&g)).unwrap();
+            let b = Tensor::from_vec([c], narrow(&b)).unwrap();
+            let widen = |t: Tensor<2, f32>| t.as_slice().iter().map(|&v| f64::from(v)).collect();
+            (
+                widen(layer_norm(&x, &g, &b, eps).unwrap()),
+                widen(rms_norm(&x, &g, eps).unwrap()),
+                4.0 * f64::from(f32::EPSILON),
+            )
+        } else {
+            let x = Tensor::from_vec([rows, c], x).unwrap();
+            let g = Tensor::from_vec([c], g).unwrap();
+            let b = Tensor::from_vec([c], b).unwrap();
+            (
+                layer_norm(&x, &g, &b, eps).unwrap().into_vec(),
+                rms_norm(&x, &g, eps).unwrap().into_vec(),
+                4.0 * f64::EPSILON,
+            )
+        };
+        for (what, ours, theirs) in [
+            ("layer_norm", &layer, &want_layer),
+            ("rms_norm", &rms, &want_rms),
+        ] {
+            let worst = ours
+                .iter()
+                .zip(theirs.iter())
+                .map(|(a, b)| (a - b).abs() / b.abs().max(1.0))
+                .fold(0.0, f64::max);
+            assert!(
+                worst <= tolerance,
+                "{name} {what}: {worst:e} > {tolerance:e}"
+            );
+            eprintln!("{name} {what}: worst relative difference {worst:e}");
+        }
+    }
+}
