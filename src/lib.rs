@@ -63,7 +63,10 @@
 //!   `add_assign`, ...),
 //!   [`sum_axis`](tensor::ops::sum_axis), [`mean_axis`](tensor::ops::mean_axis),
 //!   [`max_axis`](tensor::ops::max_axis), [`argmax_axis`](tensor::ops::argmax_axis),
-//!   [`softmax_axis`](tensor::ops::softmax_axis), [`matmul`](tensor::ops::matmul)
+//!   [`softmax_axis`](tensor::ops::softmax_axis),
+//!   [`causal_softmax`](tensor::ops::causal_softmax),
+//!   [`layer_norm`](tensor::ops::layer_norm), [`rms_norm`](tensor::ops::rms_norm)
+//!   (fused, bit-identical to their compositions), [`matmul`](tensor::ops::matmul)
 //!   (batched, broadcast batch axes), [`index_select`](tensor::ops::index_select),
 //!   [`concat`](tensor::ops::concat), [`stack`](tensor::ops::stack),
 //!   [`cast`](tensor::ops::cast).
