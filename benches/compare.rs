@@ -21,6 +21,10 @@
 //!
 //! The exp case (`compare/elementwise.rs`): the crate's `x.exp()` against
 //! `map_unary(f32::exp)` and ndarray's `mapv(f32::exp)` on 2^22 values.
+//! The norm cases (`compare/norm.rs`): the fused `layer_norm`, `rms_norm`
+//! and `causal_softmax` against their compositions (and LayerNorm against
+//! ndarray).
+//!
 //! The long-sum case (`compare/pairwise.rs`): the fixed-tree sum of 2^22
 //! f32 values against ndarray's `sum`.
 //!
@@ -39,6 +43,8 @@ mod elementwise;
 mod harness;
 #[path = "compare/matmul.rs"]
 mod matmul;
+#[path = "compare/norm.rs"]
+mod norm;
 #[path = "compare/pairwise.rs"]
 mod pairwise;
 #[path = "compare/report.rs"]
@@ -424,6 +430,8 @@ fn main() {
         softmax::softmax::<f64>(&mut c, masked);
     }
     softmax::index_select_rows(&mut c);
+    norm::norms(&mut c);
+    norm::causal(&mut c);
     elementwise::exp_f32(&mut c);
     pairwise::sum_f32(&mut c);
     decode_step::<f64>(&mut c);

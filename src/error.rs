@@ -405,6 +405,23 @@ pub enum Error {
         /// `k` of `W` (its last axis: `W` is `[out, in]`).
         w_k: usize,
     },
+    /// `layer_norm` / `rms_norm`: a parameter (`gamma` or `beta`) is not of
+    /// shape `[C]` for the normalized (last) axis of extent `C`.
+    #[error(
+        "{op}: {param} has shape {actual:?}, but the normalized axis {axis} has extent {extent}, so it must have shape [{extent}]"
+    )]
+    NormParamMismatch {
+        /// The operation called.
+        op: &'static str,
+        /// The parameter (`"gamma"` or `"beta"`).
+        param: &'static str,
+        /// The normalized axis (the input's last).
+        axis: usize,
+        /// Its extent `C`.
+        extent: usize,
+        /// The parameter's shape.
+        actual: Vec<usize>,
+    },
     /// `concat` or `stack` got an empty list of inputs (there is no shape to take).
     #[error("{op}: the input list is empty, so there is no shape to take the output's from")]
     EmptyInputList {

@@ -63,7 +63,10 @@
 //!   `add_assign`, ...),
 //!   [`sum_axis`](tensor::ops::sum_axis), [`mean_axis`](tensor::ops::mean_axis),
 //!   [`max_axis`](tensor::ops::max_axis), [`argmax_axis`](tensor::ops::argmax_axis),
-//!   [`softmax_axis`](tensor::ops::softmax_axis), [`matmul`](tensor::ops::matmul)
+//!   [`softmax_axis`](tensor::ops::softmax_axis),
+//!   [`causal_softmax`](tensor::ops::causal_softmax),
+//!   [`layer_norm`](tensor::ops::layer_norm), [`rms_norm`](tensor::ops::rms_norm)
+//!   (fused, bit-identical to their compositions), [`matmul`](tensor::ops::matmul)
 //!   (batched, broadcast batch axes), [`index_select`](tensor::ops::index_select),
 //!   [`concat`](tensor::ops::concat), [`stack`](tensor::ops::stack),
 //!   [`cast`](tensor::ops::cast).
@@ -120,8 +123,9 @@ pub mod prelude {
     };
     #[doc(no_inline)]
     pub use crate::tensor::ops::{
-        argmax_axis, argmax_axis_into, cast, concat, concat_into, index_select, index_select_into,
-        softmax_axis, softmax_axis_into, stack, stack_into,
+        argmax_axis, argmax_axis_into, cast, causal_softmax, causal_softmax_into, concat,
+        concat_into, index_select, index_select_into, layer_norm, layer_norm_into, rms_norm,
+        rms_norm_into, softmax_axis, softmax_axis_into, stack, stack_into,
     };
     #[doc(no_inline)]
     pub use crate::tensor::ops::{

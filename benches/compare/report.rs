@@ -140,6 +140,7 @@ pub(crate) fn rows() -> Vec<Row> {
     }
     rows.extend(super::candle::rows());
     rows.extend(super::softmax::rows());
+    rows.extend(super::norm::rows());
     rows.extend(super::elementwise::rows());
     rows.extend(super::pairwise::rows());
     for t in ["f64", "f32"] {

@@ -64,21 +64,15 @@ pub fn gelu<F: Float>(x: F) -> F {
 }
 
 /// Layer norm over the last axis of `[T, C]`: `(x - mean) / sqrt(var + eps) · g + b`
-/// (the biased variance, as `torch.nn.LayerNorm`).
+/// (the biased variance, as `torch.nn.LayerNorm`), the crate's fused
+/// `layer_norm` (bit-identical to mean, center, mean of squares, divide,
+/// scale, shift done op by op).
 pub fn layer_norm<F: Element>(
     x: &Tensor<2, F>,
     gain: View<'_, 1, F>,
     bias: View<'_, 1, F>,
 ) -> Result<Tensor<2, F>, Error> {
-    let eps = F::from(LAYER_NORM_EPS).unwrap_or(F::ZERO);
-    let mean = x.mean_axis(1, KeepDim)?; // [T, 1]
-    let mut centered = x.map_binary(&mean, |v, m| v - m)?;
-    let variance = centered.map_unary(|v| v * v)?.mean_axis(1, KeepDim)?;
-    let mut out = centered.view_mut();
-    out.zip_map_inplace(&variance, |c, var| c / (var + eps).sqrt())?;
-    out.zip_map_inplace(&gain, |v, g| v * g)?;
-    out.zip_map_inplace(&bias, |v, b| v + b)?;
-    Ok(centered)
+    x.layer_norm(&gain, &bias, LAYER_NORM_EPS)
 }
 
 /// `x · W + b` for a Conv1D layer (`W` stored `[in, out]`).
@@ -194,11 +188,9 @@ impl<F: Element> Gpt2<'_, F> {
         let mut scores = matmul(&q, &keys_t)?; // [H, T, total]
         let scale = F::from_usize(d).sqrt();
         scores.view_mut().map_inplace(|s| s / scale);
-        // Causal mask: new row i (position start + i) sees positions 0..=start + i.
-        for (i, row) in scores.view_mut().axis_iter(1)?.enumerate() {
-            row.slice(1, start + i + 1..total)?.fill(F::neg_infinity());
-        }
-        let probabilities = scores.softmax_axis(2)?;
+        // Causal mask and softmax fused: new row i (position start + i)
+        // sees positions 0..=start + i, so the offset is `start`.
+        let probabilities = scores.causal_softmax(start)?;
         let heads_out = matmul(&probabilities, &values)?; // [H, T, D]
         // Merge heads: [H, T, D] -> [T, H, D] -> [T, C]; a view when T = 1,
         // one copy otherwise (the strides of the permuted heads do not chain).

@@ -62,18 +62,14 @@ impl KvCache {
 }
 
 /// RMSNorm over the last axis of `[T, C]`: `x / sqrt(mean(x²) + eps) · w`,
-/// with the crate's named ops (`square`, `mean_axis`, broadcast `div`,
-/// in-place `mul_assign`).
+/// the crate's fused `rms_norm` (bit-identical to `square`, `mean_axis`,
+/// `sqrt(ms + eps)`, broadcast `div`, then `mul` by the weight).
 pub fn rms_norm(
     x: &Tensor<2, f32>,
     weight: View<'_, 1, f32>,
     eps: f32,
 ) -> Result<Tensor<2, f32>, Error> {
-    let mut root = x.square()?.mean_axis(1, KeepDim)?; // [T, 1]
-    root.view_mut().map_inplace(|ms| (ms + eps).sqrt());
-    let mut out = x.div(&root)?;
-    out.view_mut().mul_assign(&weight)?;
-    Ok(out)
+    x.rms_norm(&weight, f64::from(eps))
 }
 
 /// The rotation of RoPE for positions `start..start + t`: `cos` and `sin`
@@ -203,11 +199,9 @@ impl Llama<'_> {
         let mut scores = matmul(&q, &keys_t)?; // [H_kv, G, T, total]
         let scale = (d as f32).sqrt();
         scores.view_mut().map_inplace(|s| s / scale);
-        // Causal mask: new row i (position start + i) sees positions 0..=start + i.
-        for (i, row) in scores.view_mut().axis_iter(2)?.enumerate() {
-            row.slice(2, start + i + 1..total)?.fill(f32::NEG_INFINITY);
-        }
-        let probabilities = scores.softmax_axis(3)?;
+        // Causal mask and softmax fused: new row i (position start + i)
+        // sees positions 0..=start + i, so the offset is `start`.
+        let probabilities = scores.causal_softmax(start)?;
         let heads_out = matmul(&probabilities, &values)?; // [H_kv, G, T, D]
         // Merge heads: [H_kv, G, T, D] -> [T, H_kv, G, D] -> [T, H·D].
         let merged = heads_out.view().permute([2, 0, 1, 3])?;

@@ -76,18 +76,15 @@ pub fn weight<'a, const R: usize>(
 }
 
 /// Layer norm over the last axis: `(x - mean) / sqrt(var + eps) * gamma + beta`,
-/// biased variance as in `torch.nn.LayerNorm`. `[T, C]` -> `[T, C]`.
+/// biased variance as in `torch.nn.LayerNorm`. `[T, C]` -> `[T, C]`. The
+/// crate's fused `layer_norm`: bit-identical to `mean_axis`, centering,
+/// the mean of the squares, `/ sqrt(var + eps)`, `* gamma`, `+ beta` op by op.
 pub fn layer_norm(
     x: &View<'_, 2, f32>,
     gamma: &View<'_, 1, f32>,
     beta: &View<'_, 1, f32>,
 ) -> Fallible<Tensor<2, f32>> {
-    let mean = mean_axis(x, 1, KeepDim)?; // [T, 1]
-    let centered = map_binary(x, &mean.view(), |v, m| v - m)?;
-    let variance = mean_axis(&map_unary(&centered, |v| v * v)?.view(), 1, KeepDim)?;
-    let normalized = map_binary(&centered, &variance, |c, v| c / (v + LAYER_NORM_EPS).sqrt())?;
-    let scaled = map_binary(&normalized, gamma, |n, g| n * g)?;
-    Ok(map_binary(&scaled, beta, |s, b| s + b)?)
+    Ok(x.layer_norm(gamma, beta, f64::from(LAYER_NORM_EPS))?)
 }
 
 /// A linear layer `x · Wᵀ + b` with `W` in PyTorch's `[out, in]` layout:

@@ -45,8 +45,12 @@
 //! picks positions along an axis (the embedding lookup), [`argmax_axis`]
 //! finds the position `max_axis` keeps (greedy decoding) and
 //! [`softmax_axis`] is the stable softmax fused (one read of the input, one
-//! write of the output), bit-identical to its four-call composition. Every
-//! check runs before the first value is written.
+//! write of the output), bit-identical to its four-call composition, and
+//! [`causal_softmax`] the same under a causal mask (never built);
+//! [`layer_norm`] and [`rms_norm`] normalize the last axis the same way
+//! (fused, bit-identical to their compositions of `mean_axis`, `sub`,
+//! `square`, `div`, `mul`, `add`). Every check runs before the first value
+//! is written.
 //!
 //! # Reductions
 //!
@@ -92,6 +96,7 @@ mod cast;
 mod gather;
 mod map;
 mod matmul;
+mod norm;
 mod reduce;
 mod softmax;
 mod unary;
@@ -103,9 +108,10 @@ pub use cast::cast;
 pub use gather::{concat, concat_into, index_select, index_select_into, stack, stack_into};
 pub use map::{map_binary, map_binary_into, map_unary, map_unary_into};
 pub use matmul::{MatmulStrategy, matmul, matmul_into};
+pub use norm::{layer_norm, layer_norm_into, rms_norm, rms_norm_into};
 pub use reduce::{argmax_axis, argmax_axis_into, tree_sum};
 pub use reduce::{max_axis, max_axis_into, mean_axis, mean_axis_into, sum_axis, sum_axis_into};
-pub use softmax::{softmax_axis, softmax_axis_into};
+pub use softmax::{causal_softmax, causal_softmax_into, softmax_axis, softmax_axis_into};
 pub use unary::{Function, unary, unary_into};
 
 use crate::error::Error;

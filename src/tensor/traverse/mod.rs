@@ -9,6 +9,7 @@ pub(crate) mod alloc;
 pub(crate) mod cells;
 pub(crate) mod copy;
 pub(crate) mod groups;
+pub(crate) mod last_axis;
 pub(crate) mod offsets;
 pub(crate) mod parallel;
 pub(crate) mod plan;

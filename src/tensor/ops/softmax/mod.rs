@@ -1,6 +1,9 @@
 //! `softmax_axis`: the numerically stable softmax along one axis, fused.
 
+mod causal;
 mod kernel;
+
+pub use causal::{causal_softmax, causal_softmax_into};
 
 use super::widen::{into_narrowed, narrow, widen};
 use super::{check_output_shape, output_buffer, owner};
