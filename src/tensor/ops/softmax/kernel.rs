@@ -158,6 +158,9 @@ struct Geometry<'a, 's, F> {
     out_stride: usize,
     out_strides: DynDims,
     strategy: SoftmaxStrategy,
+    /// The instruction set, read on the calling thread (the tuning hook is
+    /// thread-local, and the groups may run on rayon's workers).
+    dispatch: Dispatch,
 }
 
 impl<'a, 's, F: Float> Geometry<'a, 's, F> {
@@ -176,6 +179,7 @@ impl<'a, 's, F: Float> Geometry<'a, 's, F> {
             out_stride,
             out_strides,
             strategy: SoftmaxStrategy::of(in_stride, out_stride),
+            dispatch: Dispatch::new(tuning().simd),
         }
     }
 
@@ -213,23 +217,16 @@ impl<'a, 's, F: Float> Geometry<'a, 's, F> {
                     block[filled] = x;
                     filled += 1;
                     if filled == LANES {
-                        dense_block(counter, data, &block, extent, sink);
+                        dense_block(self.dispatch, counter, data, &block, extent, sink);
                         filled = 0;
                     }
                 });
-                dense_block(counter, data, &block[..filled], extent, sink);
+                dense_block(self.dispatch, counter, data, &block[..filled], extent, sink);
             }
             SoftmaxStrategy::Gathered => each(&mut |x, _| {
                 let values = || run_iter(data, x, in_stride, extent);
                 let m = values().skip(1).fold(data[x], max_step);
-                append(
-                    Dispatch::new(tuning().simd),
-                    counter,
-                    values(),
-                    m,
-                    extent,
-                    sink,
-                );
+                append(self.dispatch, counter, values(), m, extent, sink);
             }),
             SoftmaxStrategy::Columns => {
                 let out = sink.next_slots(count * extent, F::ZERO);
@@ -241,7 +238,7 @@ impl<'a, 's, F: Float> Geometry<'a, 's, F> {
                         out_stride: self.out_stride,
                         extent,
                     };
-                    group.run(counter, data, out);
+                    group.run(self.dispatch, counter, data, out);
                 });
             }
         }
@@ -254,6 +251,7 @@ impl<'a, 's, F: Float> Geometry<'a, 's, F> {
 /// exponentials and sum leaf by leaf, and its division while the group is
 /// in cache.
 fn dense_block<F: Float>(
+    dispatch: Dispatch,
     counter: &mut Counter<F>,
     data: &[F],
     starts: &[usize],
@@ -269,7 +267,6 @@ fn dense_block<F: Float>(
             *m = dense_max(group(start));
         }
     }
-    let dispatch = Dispatch::new(tuning().simd);
     for (&m, &start) in maxima.iter().zip(starts) {
         append(
             dispatch,
@@ -312,10 +309,15 @@ struct Group {
 }
 
 impl Group {
-    fn run<F: Float>(&self, counter: &mut Counter<F>, data: &[F], out: &mut [F]) {
+    fn run<F: Float>(
+        &self,
+        dispatch: Dispatch,
+        counter: &mut Counter<F>,
+        data: &[F],
+        out: &mut [F],
+    ) {
         let values = || run_iter(data, self.start, self.stride, self.extent);
         let m = values().skip(1).fold(data[self.start], max_step);
-        let dispatch = Dispatch::new(tuning().simd);
         let z = exp_and_sum(
             dispatch,
             counter,
@@ -382,6 +384,7 @@ mod tests {
             for count in [1, LANES] {
                 let mut out = vec![9.0];
                 dense_block(
+                    Dispatch::new(tuning().simd),
                     &mut Counter::new(),
                     &copies,
                     &starts[..count],
@@ -392,6 +395,7 @@ mod tests {
                 assert_eq!(bits(&out[1..]), bits(&want), "{row:?} x {count}");
                 let mut into = vec![9.0; want.len()];
                 dense_block(
+                    Dispatch::new(tuning().simd),
                     &mut Counter::new(),
                     &copies,
                     &starts[..count],
@@ -410,7 +414,12 @@ mod tests {
                 out_stride: 2,
                 extent: row.len(),
             };
-            group.run(&mut Counter::new(), &spread, &mut strided_out);
+            group.run(
+                Dispatch::new(tuning().simd),
+                &mut Counter::new(),
+                &spread,
+                &mut strided_out,
+            );
             let written: Vec<f64> = strided_out.iter().skip(1).step_by(2).copied().collect();
             assert_eq!(bits(&written), bits(&expected), "{row:?} strided");
         }
