@@ -9,6 +9,8 @@
 mod common;
 #[path = "data_ops/layout.rs"]
 mod layout;
+#[path = "common/tuning.rs"]
+mod tuning;
 #[path = "data_ops/values.rs"]
 mod values;
 
@@ -16,8 +18,8 @@ use common::with_rank;
 use layout::{Layout, coordinates};
 use llm_from_scratch::prelude::*;
 use llm_from_scratch::tensor::dynamic::{self, DynTensor, DynView};
-use llm_from_scratch::tensor::{KernelTuning, SimdLevel, with_kernel_tuning};
 use proptest::prelude::*;
+use tuning::{LEVELS, under};
 use values::{Elem, canonical};
 
 /// The composition: a copy with the masked scores set to `-inf`, then
@@ -91,22 +93,6 @@ fn case() -> impl Strategy<Value = (Layout, u64, usize, bool)> {
             )
         })
 }
-
-/// `body` in a pool of `threads` threads, the kernels limited to `simd`
-/// and every input split over the pool.
-fn under<R: Send>(simd: SimdLevel, threads: usize, body: impl FnOnce() -> R + Send) -> R {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .expect("a thread pool");
-    let tuning = KernelTuning {
-        simd,
-        parallel_min_flops: 0,
-    };
-    pool.install(|| with_kernel_tuning(tuning, body))
-}
-
-const LEVELS: [SimdLevel; 3] = [SimdLevel::Best, SimdLevel::Avx2, SimdLevel::Baseline];
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(256))]

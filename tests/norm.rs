@@ -12,6 +12,8 @@
 mod common;
 #[path = "data_ops/layout.rs"]
 mod layout;
+#[path = "common/tuning.rs"]
+mod tuning;
 #[path = "data_ops/values.rs"]
 mod values;
 
@@ -20,8 +22,8 @@ use layout::Layout;
 use llm_from_scratch::prelude::*;
 use llm_from_scratch::tensor::dynamic::{self, DynTensor, DynView};
 use llm_from_scratch::tensor::ops::tree_sum;
-use llm_from_scratch::tensor::{KernelTuning, SimdLevel, with_kernel_tuning};
 use proptest::prelude::*;
+use tuning::{LEVELS, under};
 use values::{Elem, canonical};
 
 /// LayerNorm (`beta` given) or RMSNorm (`beta` is `None`).
@@ -190,22 +192,6 @@ fn check<F: Elem>(x: &Layout, g: &Layout, b: &Layout, seed: u64, nan_free: bool)
             assert_eq!(canonical(&values), canonical(&want), "{what} {}", F::NAME);
         }
     }
-}
-
-const LEVELS: [SimdLevel; 3] = [SimdLevel::Best, SimdLevel::Avx2, SimdLevel::Baseline];
-
-/// `body` in a pool of `threads` threads, the kernels limited to `simd`
-/// and every input split over the pool.
-fn under<R: Send>(simd: SimdLevel, threads: usize, body: impl FnOnce() -> R + Send) -> R {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .expect("a thread pool");
-    let tuning = KernelTuning {
-        simd,
-        parallel_min_flops: 0,
-    };
-    pool.install(|| with_kernel_tuning(tuning, body))
 }
 
 proptest! {

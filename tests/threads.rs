@@ -14,6 +14,8 @@
 
 #[path = "data_ops/layout.rs"]
 mod layout;
+#[path = "common/tuning.rs"]
+mod tuning;
 #[path = "data_ops/values.rs"]
 mod values;
 
@@ -21,26 +23,11 @@ use layout::{Layout, coordinates};
 use llm_from_scratch::Error;
 use llm_from_scratch::tensor::dynamic::{self, DynTensor, DynView};
 use llm_from_scratch::tensor::ops::{Function, tree_sum};
-use llm_from_scratch::tensor::{KernelTuning, SimdLevel, with_kernel_tuning};
 use proptest::prelude::*;
+use tuning::{LEVELS, under};
 use values::{Elem, canonical, exact};
 
-const LEVELS: [SimdLevel; 3] = [SimdLevel::Best, SimdLevel::Avx2, SimdLevel::Baseline];
 const THREADS: [usize; 3] = [1, 2, 3];
-
-/// Runs `body` in a fresh pool of `threads` threads with the kernels
-/// limited to `simd` and every input, however small, split over the pool.
-fn under<R: Send>(simd: SimdLevel, threads: usize, body: impl FnOnce() -> R + Send) -> R {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .expect("a thread pool");
-    let tuning = KernelTuning {
-        simd,
-        parallel_min_flops: 0,
-    };
-    pool.install(|| with_kernel_tuning(tuning, body))
-}
 
 /// One result of one op: its label and shape and bits, or the error.
 type Outcome = (String, Result<(Vec<usize>, Vec<u64>), String>);
@@ -367,7 +354,7 @@ fn map_closures_keep_their_order_inside_a_pool() {
     let view = layout.view(&owner);
     let bias = DynTensor::from_vec(vec![4], vec![0.5, 1.5, 2.5, 3.5]).expect("bias");
     let mut seen = Vec::new();
-    let sum = under(SimdLevel::Best, 3, || {
+    let sum = under(LEVELS[0], 3, || {
         dynamic::map_binary(&view, &bias.view(), |x, b| {
             seen.push(x);
             x + b
