@@ -173,10 +173,10 @@ fn forward<'p, 't>(
         .add(&m.p2("wpe.weight")?.index_select(0, &positions)?)?;
 
     // Causal mask (HF: scores where allowed, the dtype's minimum elsewhere).
-    let mask = tape.leaf(Tensor::from_fn([seq, seq], |[i, j]| {
+    let mask = tape.constant(Tensor::from_fn([seq, seq], |[i, j]| {
         if j > i { f32::MIN } else { 0.0 }
     })?)?;
-    let scale = tape.leaf(Tensor::from_vec([], vec![1.0 / (d as f32).sqrt()])?)?;
+    let scale = tape.constant(Tensor::from_vec([], vec![1.0 / (d as f32).sqrt()])?)?;
     for l in 0..config.n_layer {
         let pre = format!("h.{l}");
         let qkv = m.linear(

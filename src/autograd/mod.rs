@@ -32,6 +32,7 @@
 //! ```
 
 mod backward;
+mod derivatives;
 mod forward;
 mod nn;
 pub mod node;
@@ -151,6 +152,34 @@ impl<T: Real> Tape<T> {
     pub fn leaf<D: Dimension>(&self, value: impl AsArray<D, T>) -> Result<Var<'_, D, T>, Error> {
         let value = value.as_array().materialize()?.into_dyn();
         Ok(self.push(value, Op::Leaf))
+    }
+
+    /// A value that needs no gradient (a causal mask, a fixed scale, an
+    /// input): a contiguous copy of `value` recorded as a leaf whose
+    /// gradient no backward rule computes, nor that of any value depending
+    /// on constants alone (PyTorch's `requires_grad=False`). [`Grads::get`]
+    /// gives zeros for it.
+    ///
+    /// # Errors
+    /// [`Error::AllocationFailed`] if the copy cannot be reserved.
+    ///
+    /// ```
+    /// use llm_from_scratch::autograd::Tape;
+    /// use llm_from_scratch::prelude::*;
+    /// let tape = Tape::<f64>::new();
+    /// let x = tape.leaf(Tensor::from_vec([2], vec![1.0, 2.0])?)?;
+    /// let s = tape.constant(Tensor::from_vec([], vec![3.0])?)?;
+    /// let grads = x.mul(&s)?.sum_axis::<Rank<0>>(0)?.backward()?;
+    /// assert_eq!(grads.get(&x)?.as_slice(), &[3.0, 3.0]);
+    /// assert_eq!(grads.get(&s)?.as_slice(), &[0.0]);
+    /// # Ok::<(), llm_from_scratch::Error>(())
+    /// ```
+    pub fn constant<D: Dimension>(
+        &self,
+        value: impl AsArray<D, T>,
+    ) -> Result<Var<'_, D, T>, Error> {
+        let value = value.as_array().materialize()?.into_dyn();
+        Ok(self.push(value, Op::Constant))
     }
 
     pub(crate) fn push<D>(&self, value: DynTensor<T>, op: Op) -> Var<'_, D, T> {
