@@ -171,6 +171,7 @@ def measure(args, threads: int) -> dict:
         "ms_per_step": 1e3 * seconds / args.steps,
         "tokens_per_s": tokens / seconds,
         "cpu_seconds": cpu,
+        "cpu_tokens_per_s": tokens / cpu if cpu > 0 else None,
         "last_loss": losses[-1],
         "others_busy_cores": others,
         "load_1min": os.getloadavg()[0],
@@ -193,6 +194,8 @@ def measure_ours(args, threads: int) -> dict:
     seconds_all = child1[4] - child0[4]
     own = (child1[2] - child0[2]) + (child1[3] - child0[3])
     row["others_busy_cores"] = (busy_seconds() - busy0 - own) / seconds_all if seconds_all > 0 else None
+    cpu = row.get("cpu_seconds")
+    row["cpu_tokens_per_s"] = row["steps"] * row["batch"] * row["seq"] / cpu if cpu else None
     row["memory_line"] = out.stderr.strip().splitlines()[-1] if out.stderr.strip() else ""
     return row
 
@@ -233,6 +236,7 @@ def main() -> int:
             rows.append(row)
             print(
                 f"run {run}  threads {k}  {row['ms_per_step']:8.1f} ms/step  {row['tokens_per_s']:9.0f} tokens/s  "
+                f"({row['cpu_tokens_per_s'] or float('nan'):6.0f} per CPU s)  "
                 f"~{row['approx_train_gflop_s']:5.1f} GFLOP/s  loss {row['last_loss']:.4f}  rss {row['peak_rss_mib']:.0f} MiB  "
                 f"others busy {row['others_busy_cores']:.2f} cores",
                 flush=True,
@@ -244,6 +248,7 @@ def main() -> int:
                 busy = ours["others_busy_cores"]
                 print(
                     f"      ours   threads {k}  {ours['ms_per_step']:8.1f} ms/step  {ours['tokens_per_s']:9.0f} tokens/s  "
+                    f"({ours['cpu_tokens_per_s'] or float('nan'):6.0f} per CPU s)  "
                     f"ours/torch {row['ratio']:.2f}x  loss {ours['last_loss']:.4f}  "
                     f"rss {ours['peak_rss_bytes'] / 2**20 if ours['peak_rss_bytes'] else float('nan'):.0f} MiB  "
                     f"others busy {busy if busy is not None else float('nan'):.2f} cores",
