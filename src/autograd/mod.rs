@@ -120,7 +120,7 @@ impl<T: Real> Tape<T> {
     /// use llm_from_scratch::autograd::Tape;
     /// use llm_from_scratch::prelude::*;
     /// let tape = Tape::<f32>::new();
-    /// let x = tape.leaf(Tensor::<1>::zeros([3])?)?;
+    /// let x = tape.leaf(Tensor::<1, f32>::zeros([3])?)?;
     /// let _y = x.mul(&x)?;
     /// assert_eq!(tape.value_bytes(), 2 * 3 * 4);
     /// # Ok::<(), llm_from_scratch::Error>(())
