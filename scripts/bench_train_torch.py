@@ -40,10 +40,20 @@ CPU model (/proc/cpuinfo), the date (UTC), the load average before and after,
 and for each measurement `others_busy_cores`: the cores other processes kept
 busy meanwhile, from /proc/stat (0 = a quiet machine; on 2 cores anything near
 1 halves the 2-thread number).
+With `--ours BINARY` (the crate's `train_gpt` example, built with `cargo build
+--release --example train_gpt`), each measurement is followed by the same one
+of ours on the same model, batch and thread count: `BINARY --layers L --width C
+--heads H --seq T --batch B --bench-steps S --threads K --clip-norm 1.0 --lr 3e-4`
+(seeded random bytes, 3 untimed steps, the same step: forward, backward,
+clip_grad_norm_, AdamW), whose JSON line gives its tokens/s; the table then has
+both and the ratio ours / PyTorch, from the same run, interleaved.
+
 Run when the machine is quiet (`uptime`):
 
     /work/venv/bin/python scripts/bench_train_torch.py
     /work/venv/bin/python scripts/bench_train_torch.py --n-layer 12 --n-head 12 --n-embd 768 --seq 256 --batch 4
+    /work/venv/bin/python scripts/bench_train_torch.py --n-layer 2 --n-head 4 --n-embd 64 --seq 64 --batch 4 \
+        --steps 100 --runs 5 --ours target/release/examples/train_gpt
 """
 
 import argparse
@@ -53,6 +63,7 @@ import os
 import platform
 import resource
 import statistics
+import subprocess
 import sys
 import time
 
@@ -151,18 +162,42 @@ def measure(args, threads: int) -> dict:
     for inputs, targets in data[args.warmup :]:
         losses.append(step(inputs, targets))
     seconds = time.perf_counter() - start
-    others = (busy_seconds() - busy0 - (sum(os.times()[:2]) - own0)) / seconds
+    cpu = sum(os.times()[:2]) - own0
+    others = (busy_seconds() - busy0 - cpu) / seconds
     tokens = args.steps * args.batch * args.seq
     return {
         "threads": threads,
         "seconds": seconds,
         "ms_per_step": 1e3 * seconds / args.steps,
         "tokens_per_s": tokens / seconds,
+        "cpu_seconds": cpu,
+        "cpu_tokens_per_s": tokens / cpu if cpu > 0 else None,
         "last_loss": losses[-1],
         "others_busy_cores": others,
         "load_1min": os.getloadavg()[0],
         "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
     }
+
+
+def measure_ours(args, threads: int) -> dict:
+    """The crate's train_gpt `--bench-steps` on the same model, batch and threads."""
+    cmd = [
+        args.ours, "--layers", str(args.n_layer), "--width", str(args.n_embd), "--heads", str(args.n_head),
+        "--seq", str(args.seq), "--batch", str(args.batch), "--bench-steps", str(args.steps),
+        "--threads", str(threads), "--clip-norm", "1.0", "--lr", "3e-4", "--seed", str(args.seed),
+    ]
+    busy0 = busy_seconds()
+    child0 = os.times()
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    child1 = os.times()
+    row = json.loads(out.stdout.strip().splitlines()[-1])
+    seconds_all = child1[4] - child0[4]
+    own = (child1[2] - child0[2]) + (child1[3] - child0[3])
+    row["others_busy_cores"] = (busy_seconds() - busy0 - own) / seconds_all if seconds_all > 0 else None
+    cpu = row.get("cpu_seconds")
+    row["cpu_tokens_per_s"] = row["steps"] * row["batch"] * row["seq"] / cpu if cpu else None
+    row["memory_line"] = out.stderr.strip().splitlines()[-1] if out.stderr.strip() else ""
+    return row
 
 
 def main() -> int:
@@ -179,9 +214,12 @@ def main() -> int:
     p.add_argument("--runs", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--corpus", help="take the batches from this file's bytes")
+    p.add_argument("--ours", help="the crate's train_gpt binary: measure it next to each PyTorch run")
     args = p.parse_args()
     if args.n_embd % args.n_head:
         p.error("n_head must divide n_embd")
+    if args.ours and args.vocab != 256:
+        p.error("--ours trains a byte-level model: --vocab 256")
 
     load_before = os.getloadavg()
     model = build(args)
@@ -198,10 +236,24 @@ def main() -> int:
             rows.append(row)
             print(
                 f"run {run}  threads {k}  {row['ms_per_step']:8.1f} ms/step  {row['tokens_per_s']:9.0f} tokens/s  "
+                f"({row['cpu_tokens_per_s'] or float('nan'):6.0f} per CPU s)  "
                 f"~{row['approx_train_gflop_s']:5.1f} GFLOP/s  loss {row['last_loss']:.4f}  rss {row['peak_rss_mib']:.0f} MiB  "
                 f"others busy {row['others_busy_cores']:.2f} cores",
                 flush=True,
             )
+            if args.ours:
+                ours = measure_ours(args, k)
+                row["ours"] = ours
+                row["ratio"] = ours["tokens_per_s"] / row["tokens_per_s"]
+                busy = ours["others_busy_cores"]
+                print(
+                    f"      ours   threads {k}  {ours['ms_per_step']:8.1f} ms/step  {ours['tokens_per_s']:9.0f} tokens/s  "
+                    f"({ours['cpu_tokens_per_s'] or float('nan'):6.0f} per CPU s)  "
+                    f"ours/torch {row['ratio']:.2f}x  loss {ours['last_loss']:.4f}  "
+                    f"rss {ours['peak_rss_bytes'] / 2**20 if ours['peak_rss_bytes'] else float('nan'):.0f} MiB  "
+                    f"others busy {busy if busy is not None else float('nan'):.2f} cores",
+                    flush=True,
+                )
     summary = {}
     for k in THREADS:
         tps = [r["tokens_per_s"] for r in rows if r["threads"] == k]
@@ -211,13 +263,23 @@ def main() -> int:
             "tokens_per_s_max": max(tps),
             "ms_per_step_median": statistics.median(r["ms_per_step"] for r in rows if r["threads"] == k),
         }
+        if args.ours:
+            ours = [r["ours"]["tokens_per_s"] for r in rows if r["threads"] == k]
+            ratios = [r["ratio"] for r in rows if r["threads"] == k]
+            summary[str(k)]["ours_tokens_per_s_median"] = statistics.median(ours)
+            summary[str(k)]["ratio_median"] = statistics.median(ratios)
+            summary[str(k)]["ratio_min"] = min(ratios)
+            summary[str(k)]["ratio_max"] = max(ratios)
     print()
-    print(f"{'threads':>7} | {'tokens/s (median)':>17} | {'min':>8} | {'max':>8} | {'ms/step':>8}")
-    print("-" * 60)
+    print(f"{'threads':>7} | {'tokens/s (median)':>17} | {'min':>8} | {'max':>8} | {'ms/step':>8}"
+          + (f" | {'ours tokens/s':>13} | {'ours/torch (median, min-max)':>28}" if args.ours else ""))
+    print("-" * (60 + (47 if args.ours else 0)))
     for k, s in summary.items():
         print(
             f"{k:>7} | {s['tokens_per_s_median']:17.0f} | {s['tokens_per_s_min']:8.0f} | "
             f"{s['tokens_per_s_max']:8.0f} | {s['ms_per_step_median']:8.1f}"
+            + (f" | {s['ours_tokens_per_s_median']:13.0f} | "
+               f"{s['ratio_median']:.2f}x ({s['ratio_min']:.2f}-{s['ratio_max']:.2f}){'':>13}" if args.ours else "")
         )
     result = {
         "bench": "bench_train_torch",

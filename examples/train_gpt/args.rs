@@ -34,6 +34,9 @@ pub enum Data {
         batch: usize,
         seq: usize,
     },
+    /// Seeded random bytes (`--bench-steps` without `--corpus`): the time of
+    /// a step does not depend on the text.
+    Random { batch: usize, seq: usize },
 }
 
 /// Every flag, interpreted.
@@ -81,7 +84,14 @@ pub struct Args {
     pub temperature: f64,
     /// The text the sample continues (`--prompt`, default a newline).
     pub prompt: String,
+    /// Time this many full training steps after [`BENCH_WARMUP`] untimed
+    /// ones and print tokens/s as JSON, instead of a training run
+    /// (`--bench-steps`).
+    pub bench_steps: Option<usize>,
 }
+
+/// Untimed steps before a `--bench-steps` measurement.
+pub const BENCH_WARMUP: usize = 3;
 
 /// Steps on a corpus when `--steps` is not given.
 pub const DEFAULT_CORPUS_STEPS: usize = 1000;
@@ -114,9 +124,11 @@ pub const USAGE: &str = "usage: train_gpt (--init DIR/model.safetensors | --resu
   --plot PATH.svg      the loss curve
   --checkpoint DIR     write model.safetensors, config.json, optimizer.safetensors, losses.safetensors
                        at the end (and every N steps with --checkpoint-every N)
-  --sample N           generate N bytes at the end (--temperature T, default 0.8; --prompt TEXT)";
+  --sample N           generate N bytes at the end (--temperature T, default 0.8; --prompt TEXT)
+  --bench-steps N      time N full steps (forward, backward, clip, AdamW) after 3 untimed ones and
+                       print one JSON line with tokens/s; seeded random bytes unless --corpus";
 
-const FLAGS: [&str; 29] = [
+const FLAGS: [&str; 30] = [
     "--init",
     "--resume",
     "--layers",
@@ -146,6 +158,7 @@ const FLAGS: [&str; 29] = [
     "--sample",
     "--temperature",
     "--prompt",
+    "--bench-steps",
 ];
 
 /// Parses the flags (without the program name).
@@ -178,7 +191,7 @@ fn real(flag: &str, value: &str) -> Result<f64, String> {
     }
 }
 
-fn interpret(values: [Option<String>; 29]) -> Result<Args, String> {
+fn interpret(values: [Option<String>; 30]) -> Result<Args, String> {
     let [
         init,
         resume,
@@ -209,7 +222,11 @@ fn interpret(values: [Option<String>; 29]) -> Result<Args, String> {
         sample,
         temperature,
         prompt,
+        bench_steps,
     ] = values;
+    let bench_steps = bench_steps
+        .map(|n| positive("--bench-steps", &n))
+        .transpose()?;
     let fresh_flags = layers.is_some() || width.is_some() || heads.is_some();
     let start = match (init, resume) {
         (Some(_), Some(_)) => return Err("--init and --resume exclude each other".to_string()),
@@ -244,6 +261,10 @@ fn interpret(values: [Option<String>; 29]) -> Result<Args, String> {
     };
     let data = match (batches, corpus) {
         (Some(_), Some(_)) => return Err("--batches and --corpus exclude each other".to_string()),
+        (None, None) if bench_steps.is_some() => Data::Random {
+            batch: batch.map_or(Ok(8), |v| positive("--batch", &v))?,
+            seq: seq.map_or(Ok(64), |v| positive("--seq", &v))?,
+        },
         (None, None) => {
             return Err("give --batches F.safetensors or --corpus TEXT; try --help".to_string());
         }
@@ -327,5 +348,6 @@ fn interpret(values: [Option<String>; 29]) -> Result<Args, String> {
         sample: sample.map_or(Ok(0), |v| whole("--sample", &v))?,
         temperature,
         prompt,
+        bench_steps,
     })
 }

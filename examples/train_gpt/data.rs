@@ -184,6 +184,20 @@ impl Batches {
         })
     }
 
+    /// Random windows of `64 KiB + seq` seeded random bytes (SplitMix64 of
+    /// `seed`), no held-out part: the benchmark's batches (`--bench-steps`).
+    pub fn random(batch: usize, seq: usize, seed: u64) -> Batches {
+        let mut rng = SplitMix64::new(seed);
+        let bytes = (0..(1 << 16) + seq).map(|_| rng.next_u64() as u8).collect();
+        Batches::Corpus {
+            bytes,
+            held_out: Vec::new(),
+            batch,
+            seq,
+            seed,
+        }
+    }
+
     /// Up to `max` batches of the held-out text of a corpus: consecutive
     /// windows from its start, `B` per batch (none for fixed batches, or
     /// a held-out part shorter than one batch).

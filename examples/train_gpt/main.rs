@@ -14,6 +14,7 @@
 //! line, `--plot`, `--checkpoint`, `--sample`. See `--help`.
 
 mod args;
+mod bench;
 mod checkpoint;
 #[path = "../llama/sample.rs"]
 mod choose;
@@ -21,7 +22,9 @@ mod config;
 mod data;
 #[cfg(test)]
 mod grads_tests;
+mod heap;
 mod init;
+mod memory;
 mod model;
 mod params;
 mod plot;
@@ -36,6 +39,7 @@ use args::{Args, Data, Start};
 use config::GptConfig;
 use data::Batches;
 use llm_from_scratch::train::{AdamW, AdamWConfig, WarmupCosine, clip_grad_norm};
+use model::StepBytes;
 use params::Params;
 use std::path::Path;
 use std::process::ExitCode;
@@ -63,6 +67,7 @@ fn main() -> ExitCode {
         eprintln!("error: could not start {threads} threads: {error}");
         return ExitCode::FAILURE;
     }
+    heap::keep_freed_memory();
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(message) => {
@@ -110,7 +115,7 @@ fn start(args: &Args, hyper: AdamWConfig) -> Result<State, String> {
             heads,
         } => {
             let seq = match &args.data {
-                Data::Corpus { seq, .. } => *seq,
+                Data::Corpus { seq, .. } | Data::Random { seq, .. } => *seq,
                 Data::Batches(_) => {
                     return Err(
                         "a fresh model trains on --corpus; --batches needs --init".to_string()
@@ -147,11 +152,28 @@ pub fn run(args: &Args) -> Result<(), String> {
         mut optimizer,
         mut losses,
     } = start(args, hyper)?;
+    let random = Path::new("(random bytes)");
     let (batches, data_path) = match &args.data {
-        Data::Batches(path) => (Batches::read(path, config.vocab_size), path),
-        Data::Corpus { path, batch, seq } => (Batches::corpus(path, *batch, *seq, args.seed), path),
+        Data::Batches(path) => (Batches::read(path, config.vocab_size), path.as_path()),
+        Data::Corpus { path, batch, seq } => (
+            Batches::corpus(path, *batch, *seq, args.seed),
+            path.as_path(),
+        ),
+        Data::Random { batch, seq } => (Ok(Batches::random(*batch, *seq, args.seed)), random),
     };
     let batches = batches.map_err(|e| e.to_string())?;
+    if let Some(steps) = args.bench_steps {
+        batches
+            .check(data_path, steps, config.n_positions)
+            .map_err(|e| e.to_string())?;
+        let mut trainer = Trainer {
+            config: &config,
+            params: &mut params,
+            optimizer: &mut optimizer,
+            clip_norm: args.clip_norm,
+        };
+        return bench::run(&mut trainer, &batches, steps);
+    }
     let first = losses.len();
     let total = args
         .steps
@@ -176,40 +198,33 @@ pub fn run(args: &Args) -> Result<(), String> {
         config.n_embd,
         config.n_positions,
         config.vocab_size,
-        params
-            .iter()
-            .map(|(_, p)| p.as_slice().len())
-            .sum::<usize>(),
+        parameter_count(&params),
         first + 1
     );
     let progress = progress::Progress::new(first, total, b * t);
+    let mut peak = StepBytes::default();
     for step in first..total {
         let lr = schedule.lr(step as u64);
         optimizer.set_lr(lr).map_err(|e| e.to_string())?;
         let (inputs, targets) = batches.get(step);
-        let (loss, mut grads) = model::loss_and_grads(
-            &config,
-            &params,
-            &inputs,
-            &targets,
-            b,
-            t,
-            rayon::current_num_threads(),
-        )
-        .map_err(|e| format!("step {step}: {e}"))?;
-        losses.push(loss);
-        if step == first
-            && let Some(path) = &args.grads_out
-        {
-            checkpoint::write_tensors(path, grads.iter().map(|(n, g)| (n.clone(), g)), None)
-                .map_err(|e| e.to_string())?;
-        }
-        if let Some(max_norm) = args.clip_norm {
-            clip_grad_norm(&mut grads, max_norm).map_err(|e| e.to_string())?;
-        }
-        optimizer
-            .step(&mut params, &grads)
+        let mut trainer = Trainer {
+            config: &config,
+            params: &mut params,
+            optimizer: &mut optimizer,
+            clip_norm: args.clip_norm,
+        };
+        let (loss, bytes) = trainer
+            .step(&inputs, &targets, b, t, |grads| match &args.grads_out {
+                Some(path) if step == first => {
+                    checkpoint::write_tensors(path, grads.iter().map(|(n, g)| (n.clone(), g)), None)
+                        .map_err(|e| e.to_string())
+                }
+                _ => Ok(()),
+            })
             .map_err(|e| format!("step {step}: {e}"))?;
+        peak.tape = peak.tape.max(bytes.tape);
+        peak.grads = peak.grads.max(bytes.grads);
+        losses.push(loss);
         progress.update(step, loss, lr);
         if let (Some(dir), Some(every)) = (&args.checkpoint, args.checkpoint_every)
             && (step + 1).is_multiple_of(every)
@@ -228,6 +243,7 @@ pub fn run(args: &Args) -> Result<(), String> {
             .map_or("-".to_string(), |l| format!("{l:.4}")),
         losses.last().map_or("-".to_string(), |l| format!("{l:.4}"))
     );
+    eprintln!("{}", memory::summary(parameter_count(&params), peak));
     let held_out = batches.held_out(HELD_OUT_BATCHES);
     if !held_out.is_empty() {
         let mut sum = 0.0;
@@ -269,6 +285,53 @@ pub fn run(args: &Args) -> Result<(), String> {
         println!("{}{}", args.prompt, String::from_utf8_lossy(&text));
     }
     Ok(())
+}
+
+/// The number of parameter elements.
+fn parameter_count(params: &Params) -> usize {
+    params.iter().map(|(_, p)| p.as_slice().len()).sum()
+}
+
+/// What one full training step changes: the parameters and the optimizer.
+pub struct Trainer<'a> {
+    pub config: &'a GptConfig,
+    pub params: &'a mut Params,
+    pub optimizer: &'a mut AdamW<f32>,
+    /// `clip_grad_norm_`'s `max_norm` (`None`: no clipping).
+    pub clip_norm: Option<f64>,
+}
+
+impl Trainer<'_> {
+    /// One full step on `[b, t]` `inputs` / `targets`: loss and gradients
+    /// (`seen` gets them before clipping), clipping, one AdamW update, on
+    /// the current rayon pool. Returns the loss and the step's bytes.
+    pub fn step(
+        &mut self,
+        inputs: &[usize],
+        targets: &[usize],
+        b: usize,
+        t: usize,
+        seen: impl FnOnce(&Params) -> Result<(), String>,
+    ) -> Result<(f32, StepBytes), String> {
+        let (loss, mut grads, bytes) = model::loss_grads_and_bytes(
+            self.config,
+            self.params,
+            inputs,
+            targets,
+            b,
+            t,
+            rayon::current_num_threads(),
+        )
+        .map_err(|e| e.to_string())?;
+        seen(&grads)?;
+        if let Some(max_norm) = self.clip_norm {
+            clip_grad_norm(&mut grads, max_norm).map_err(|e| e.to_string())?;
+        }
+        self.optimizer
+            .step(self.params, &grads)
+            .map_err(|e| e.to_string())?;
+        Ok((loss, bytes))
+    }
 }
 
 fn write_outputs(

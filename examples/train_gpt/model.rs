@@ -13,8 +13,10 @@ type V2<'t> = Var<'t, Rank<2>, f32>;
 /// The mean cross-entropy over all `batch · seq` positions of
 /// `inputs`/`targets` (row-major `[batch, seq]` token ids), and its gradient
 /// for every parameter: same names and order as `params`, the tied head's
-/// gradient included in `wte`'s. Runs on a rayon pool of `threads` threads;
-/// results are bit-identical for every thread count.
+/// gradient included in `wte`'s. Runs on a rayon pool of `threads` threads
+/// (the current pool when it has that many, so a training loop does not
+/// start threads every step); results are bit-identical for every thread
+/// count.
 ///
 /// # Errors
 /// [`Error::ElementCountMismatch`] if `inputs` or `targets` is not
@@ -31,6 +33,36 @@ pub fn loss_and_grads(
     seq: usize,
     threads: usize,
 ) -> Result<(f32, Params), Error> {
+    let (loss, grads, _) =
+        loss_grads_and_bytes(config, params, inputs, targets, batch, seq, threads)?;
+    Ok((loss, grads))
+}
+
+/// What one step held at its peak, in bytes: the tape's values (the
+/// activations and its copies of the parameters) and the backward pass's
+/// gradient buffers (one per node, the parameters' included).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StepBytes {
+    pub tape: usize,
+    pub grads: usize,
+}
+
+/// [`loss_and_grads`], and the bytes the step's tape and gradients held.
+///
+/// # Errors
+/// As [`loss_and_grads`].
+pub fn loss_grads_and_bytes(
+    config: &GptConfig,
+    params: &Params,
+    inputs: &[usize],
+    targets: &[usize],
+    batch: usize,
+    seq: usize,
+    threads: usize,
+) -> Result<(f32, Params, StepBytes), Error> {
+    if rayon::current_num_threads() == threads {
+        return step(config, params, inputs, targets, batch, seq);
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
@@ -70,7 +102,7 @@ fn step(
     targets: &[usize],
     batch: usize,
     seq: usize,
-) -> Result<(f32, Params), Error> {
+) -> Result<(f32, Params, StepBytes), Error> {
     let op = "loss_and_grads";
     if targets.len() != inputs.len() {
         return Err(Error::ElementCountMismatch {
@@ -89,7 +121,11 @@ fn step(
         .zip(&m.leaves)
         .map(|((name, _), leaf)| Ok((name.clone(), grads.get(leaf)?)))
         .collect::<Result<Params, Error>>()?;
-    Ok((value, out))
+    let bytes = StepBytes {
+        tape: tape.value_bytes(),
+        grads: grads.bytes(),
+    };
+    Ok((value, out, bytes))
 }
 
 /// GPT-2's forward pass on `tape` up to the logits `[batch · seq, vocab]`.
@@ -137,10 +173,10 @@ fn forward<'p, 't>(
         .add(&m.p2("wpe.weight")?.index_select(0, &positions)?)?;
 
     // Causal mask (HF: scores where allowed, the dtype's minimum elsewhere).
-    let mask = tape.leaf(Tensor::from_fn([seq, seq], |[i, j]| {
+    let mask = tape.constant(Tensor::from_fn([seq, seq], |[i, j]| {
         if j > i { f32::MIN } else { 0.0 }
     })?)?;
-    let scale = tape.leaf(Tensor::from_vec([], vec![1.0 / (d as f32).sqrt()])?)?;
+    let scale = tape.constant(Tensor::from_vec([], vec![1.0 / (d as f32).sqrt()])?)?;
     for l in 0..config.n_layer {
         let pre = format!("h.{l}");
         let qkv = m.linear(

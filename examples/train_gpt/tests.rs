@@ -87,6 +87,41 @@ fn bad_flags_are_sentences() {
     assert!(matches!(parse("--help"), Err(args::FlagsError::Help)));
 }
 
+#[test]
+fn bench_steps_need_no_corpus_and_report_memory() {
+    let a = parse("--layers 2 --width 64 --heads 4 --seq 16 --batch 2 --bench-steps 5")
+        .expect("a bench run");
+    assert_eq!(a.bench_steps, Some(5));
+    assert_eq!(a.data, Data::Random { batch: 2, seq: 16 });
+    assert_eq!(usage("--bench-steps 0"), "--bench-steps needs at least 1");
+    assert!(usage("--layers 2").starts_with("give --batches"));
+    // Random bytes: fixed by the seed, and windows shifted by one as a corpus's.
+    let batches = crate::data::Batches::random(2, 16, 7);
+    let (inputs, targets) = batches.get(3);
+    assert_eq!(inputs.len(), 32);
+    assert_eq!(&inputs[1..16], &targets[..15]);
+    assert_eq!(
+        crate::data::Batches::random(2, 16, 7).get(3),
+        (inputs, targets)
+    );
+    // The memory line names every part; on Linux the peak RSS is a number.
+    let line = crate::memory::summary(
+        1 << 18,
+        crate::model::StepBytes {
+            tape: 1 << 20,
+            grads: 2 << 20,
+        },
+    );
+    assert!(line.contains("parameters 1.00 MiB + gradients 1.00 MiB + AdamW m, v 2.00 MiB + tape 1.00 MiB = 5.00 MiB"), "{line}");
+    assert!(
+        line.ends_with("intermediate gradients 1.00 MiB more"),
+        "{line}"
+    );
+    if cfg!(target_os = "linux") {
+        assert!(crate::memory::peak_rss_bytes().is_some_and(|b| b > 0));
+    }
+}
+
 /// A batches file with `inputs` of `shape` holding `ids`, `targets` of
 /// `target_shape` (zeros).
 fn batches_file(dir: &Path, shape: Vec<usize>, ids: Vec<i64>, target_shape: Vec<usize>) -> PathBuf {

@@ -8,11 +8,20 @@ use crate::tensor::DynTensor;
 use crate::tensor::ops::{self, Function};
 
 use super::Real;
+use super::derivatives::unary_rule;
 use super::nn::row_stats;
 use super::node::{Node, Op};
-use super::strided::{self, split3, sum_to, zeroed};
+use super::strided::{self, split3, sum_to, sum_to_owned, zeroed};
 
 type Slots<T> = Vec<Option<DynTensor<T>>>;
+
+/// The gradient slots and which nodes need one: a node needs a gradient
+/// when it is a leaf or depends on one (constants and what depends on
+/// constants alone do not), so rules skip the rest.
+struct Acc<T> {
+    grads: Slots<T>,
+    live: Vec<bool>,
+}
 
 /// Gradients of the scalar node `out` with respect to every node up to it.
 pub(crate) fn run<T: Real>(nodes: &[Node<T>], out: usize) -> Result<Slots<T>, Error> {
@@ -40,34 +49,99 @@ pub(crate) fn run_seeded<T: Real>(
             actual: seed.shape().to_vec(),
         });
     }
+    let failed = |_| Error::AllocationFailed {
+        op: "Var::backward",
+        elements: out + 1,
+    };
     let mut grads: Slots<T> = Vec::new();
-    grads
-        .try_reserve_exact(out + 1)
-        .map_err(|_| Error::AllocationFailed {
-            op: "Var::backward",
-            elements: out + 1,
-        })?;
+    grads.try_reserve_exact(out + 1).map_err(failed)?;
     grads.resize_with(out + 1, || None);
+    let mut live: Vec<bool> = Vec::new();
+    live.try_reserve_exact(out + 1).map_err(failed)?;
+    for node in &nodes[..=out] {
+        let mut any = matches!(node.op, Op::Leaf);
+        node.op.for_each_input(|i| any |= live[i]);
+        live.push(any);
+    }
     grads[out] = Some(seed);
+    let mut acc = Acc { grads, live };
     for id in (0..=out).rev() {
-        let Some(dy) = grads[id].take() else {
+        if !acc.live[id] {
+            continue;
+        }
+        let Some(dy) = acc.grads[id].take() else {
             continue;
         };
-        rule(nodes, id, &dy, &mut grads)?;
-        grads[id] = Some(dy);
+        rule(nodes, id, &dy, &mut acc)?;
+        acc.grads[id] = Some(dy);
     }
-    Ok(grads)
+    Ok(acc.grads)
 }
 
-/// Adds `g` into the gradient slot of node `id` (elementwise, in order).
-fn accumulate<T: Real>(grads: &mut Slots<T>, id: usize, g: DynTensor<T>) {
-    match &mut grads[id] {
-        slot @ None => *slot = Some(g),
-        Some(existing) => {
-            for (e, &v) in existing.as_mut_slice().iter_mut().zip(g.as_slice()) {
-                *e = *e + v;
+impl<T: Real> Acc<T> {
+    /// Whether node `id` needs a gradient.
+    fn wants(&self, id: usize) -> bool {
+        self.live[id]
+    }
+
+    /// Adds `g` into the gradient slot of node `id` (elementwise, in order).
+    fn add(&mut self, id: usize, g: DynTensor<T>) {
+        if !self.live[id] {
+            return;
+        }
+        match &mut self.grads[id] {
+            slot @ None => *slot = Some(g),
+            Some(existing) => add_in_place(existing.as_mut_slice(), g.as_slice()),
+        }
+    }
+
+    /// Adds `dy` summed to node `id`'s `shape` (a broadcast's gradient),
+    /// negated if `negate`, with no temporary when the shapes are equal and
+    /// the slot exists.
+    fn add_reduced(
+        &mut self,
+        id: usize,
+        dy: &DynTensor<T>,
+        shape: &[usize],
+        negate: bool,
+    ) -> Result<(), Error> {
+        if !self.live[id] {
+            return Ok(());
+        }
+        match &mut self.grads[id] {
+            Some(existing) if existing.shape() == dy.shape() && !negate => {
+                add_in_place(existing.as_mut_slice(), dy.as_slice());
+            }
+            _ => {
+                let mut g = sum_to(dy, shape)?;
+                if negate {
+                    g.as_mut_slice().iter_mut().for_each(|v| *v = -*v);
+                }
+                self.add(id, g);
             }
         }
+        Ok(())
+    }
+
+    /// The slot of node `id`, zeros of `shape` if it had none, and whether
+    /// it was new (so a rule may copy into it instead of adding).
+    fn slot(&mut self, id: usize, shape: &[usize]) -> Result<(&mut DynTensor<T>, bool), Error> {
+        let fresh = self.grads[id].is_none();
+        if fresh {
+            self.grads[id] = Some(strided::zeros(shape)?);
+        }
+        match &mut self.grads[id] {
+            Some(g) => Ok((g, fresh)),
+            None => Err(Error::ShapeOverflow {
+                op: "Var::backward",
+            }),
+        }
+    }
+}
+
+fn add_in_place<T: Real>(existing: &mut [T], g: &[T]) {
+    for (e, &v) in existing.iter_mut().zip(g) {
+        *e = *e + v;
     }
 }
 
@@ -75,121 +149,74 @@ fn shape_of<T>(nodes: &[Node<T>], id: usize) -> Vec<usize> {
     nodes[id].value.shape().to_vec()
 }
 
-/// `dy · f'(x)` elementwise, with `y = f(x)` at hand.
-fn unary_rule<T: Real>(
-    function: Function,
-    x: &DynTensor<T>,
-    y: &DynTensor<T>,
-    dy: &DynTensor<T>,
-) -> Result<DynTensor<T>, Error> {
-    let half = T::round_from_f64(0.5);
-    let one = T::one();
-    let erf = match function {
-        Function::GeluErf => {
-            let mut scaled = zeroed::<T>(x.as_slice().len())?;
-            let r = T::round_from_f64(std::f64::consts::FRAC_1_SQRT_2);
-            for (s, &v) in scaled.iter_mut().zip(x.as_slice()) {
-                *s = v * r;
-            }
-            Some(ops::unary(
-                &strided::tensor(x.shape(), scaled)?,
-                Function::Erf,
-            )?)
-        }
-        _ => None,
-    };
-    let mut out = zeroed::<T>(x.as_slice().len())?;
-    let c = T::round_from_f64((2.0 / std::f64::consts::PI).sqrt());
-    let k = T::round_from_f64(0.044715);
-    let inv_sqrt_2pi = T::round_from_f64(1.0 / (2.0 * std::f64::consts::PI).sqrt());
-    for (idx, o) in out.iter_mut().enumerate() {
-        let (xv, yv, g) = (x.as_slice()[idx], y.as_slice()[idx], dy.as_slice()[idx]);
-        let d = match function {
-            Function::Exp => yv,
-            Function::Ln => one / xv,
-            Function::Tanh => one - yv * yv,
-            Function::Sigmoid => yv * (one - yv),
-            Function::Silu => {
-                let s = one / (one + (-xv).exp());
-                s * (one + xv * (one - s))
-            }
-            Function::GeluTanh => {
-                let t = (c * (xv + k * xv * xv * xv)).tanh();
-                let three = T::round_from_f64(3.0);
-                half * (one + t) + half * xv * (one - t * t) * c * (one + three * k * xv * xv)
-            }
-            Function::GeluErf => {
-                let e = erf.as_ref().map_or(T::ZERO, |e| e.as_slice()[idx]);
-                half * (one + e) + xv * inv_sqrt_2pi * (-half * xv * xv).exp()
-            }
-            Function::Sqrt => half / yv,
-            Function::Rsqrt => -half * yv / xv,
-            Function::Recip => -(yv * yv),
-            Function::Square => xv + xv,
-            _ => -one, // Neg (`Var::map` admits no other function)
-        };
-        *o = g * d;
-    }
-    strided::tensor(x.shape(), out)
-}
-
 /// Runs the rule of node `id` with cotangent `dy`, accumulating into its inputs.
 fn rule<T: Real>(
     nodes: &[Node<T>],
     id: usize,
     dy: &DynTensor<T>,
-    grads: &mut Slots<T>,
+    acc: &mut Acc<T>,
 ) -> Result<(), Error> {
     let y = &nodes[id].value;
     let value = |i: usize| &nodes[i].value;
     match &nodes[id].op {
-        Op::Leaf => {}
+        Op::Leaf | Op::Constant => {}
         &Op::Add(a, b) => {
-            accumulate(grads, a, sum_to(strided::copy(dy)?, &shape_of(nodes, a))?);
-            accumulate(grads, b, sum_to(strided::copy(dy)?, &shape_of(nodes, b))?);
+            acc.add_reduced(a, dy, value(a).shape(), false)?;
+            acc.add_reduced(b, dy, value(b).shape(), false)?;
         }
         &Op::Sub(a, b) => {
-            accumulate(grads, a, sum_to(strided::copy(dy)?, &shape_of(nodes, a))?);
-            let neg = ops::unary(dy, Function::Neg)?;
-            accumulate(grads, b, sum_to(neg, &shape_of(nodes, b))?);
+            acc.add_reduced(a, dy, value(a).shape(), false)?;
+            acc.add_reduced(b, dy, value(b).shape(), true)?;
         }
         &Op::Mul(a, b) => {
-            let da = ops::mul(dy, value(b))?;
-            let db = ops::mul(dy, value(a))?;
-            accumulate(grads, a, sum_to(da, &shape_of(nodes, a))?);
-            accumulate(grads, b, sum_to(db, &shape_of(nodes, b))?);
+            if acc.wants(a) {
+                let da = ops::mul(dy, value(b))?;
+                acc.add(a, sum_to_owned(da, value(a).shape())?);
+            }
+            if acc.wants(b) {
+                let db = ops::mul(dy, value(a))?;
+                acc.add(b, sum_to_owned(db, value(b).shape())?);
+            }
         }
         &Op::Div(a, b) => {
-            let da = ops::div(dy, value(b))?;
-            let db = ops::unary(&ops::div(&ops::mul(dy, y)?, value(b))?, Function::Neg)?;
-            accumulate(grads, a, sum_to(da, &shape_of(nodes, a))?);
-            accumulate(grads, b, sum_to(db, &shape_of(nodes, b))?);
+            if acc.wants(a) {
+                let da = ops::div(dy, value(b))?;
+                acc.add(a, sum_to_owned(da, value(a).shape())?);
+            }
+            if acc.wants(b) {
+                let db = ops::unary(&ops::div(&ops::mul(dy, y)?, value(b))?, Function::Neg)?;
+                acc.add(b, sum_to_owned(db, value(b).shape())?);
+            }
         }
         &Op::Unary(a, function) => {
             let dx = unary_rule(function, value(a), y, dy)?;
-            accumulate(grads, a, dx);
+            acc.add(a, dx);
         }
         &Op::Matmul(a, b) => {
             let (va, vb) = (value(a), value(b));
             let (ra, rb) = (va.shape().len(), vb.shape().len());
-            let da = ops::matmul(dy, &vb.view().transpose(rb - 2, rb - 1)?)?;
-            let db = ops::matmul(&va.view().transpose(ra - 2, ra - 1)?, dy)?;
-            accumulate(grads, a, sum_to(da, &shape_of(nodes, a))?);
-            accumulate(grads, b, sum_to(db, &shape_of(nodes, b))?);
+            if acc.wants(a) {
+                let da = ops::matmul(dy, &vb.view().transpose(rb - 2, rb - 1)?)?;
+                acc.add(a, sum_to_owned(da, va.shape())?);
+            }
+            if acc.wants(b) {
+                let db = ops::matmul(&va.view().transpose(ra - 2, ra - 1)?, dy)?;
+                acc.add(b, sum_to_owned(db, vb.shape())?);
+            }
         }
         Op::Permute(a, perm) => {
             let mut inverse = vec![0usize; perm.len()];
             for (i, &p) in perm.iter().enumerate() {
                 inverse[p] = i;
             }
-            accumulate(grads, *a, dy.view().permute(&inverse)?.materialize()?);
+            acc.add(*a, dy.view().permute(&inverse)?.materialize()?);
         }
         &Op::Reshape(a) => {
             let dx = dy.view().reshape(shape_of(nodes, a))?.materialize()?;
-            accumulate(grads, a, dx);
+            acc.add(a, dx);
         }
         &Op::BroadcastTo(a) => {
-            accumulate(grads, a, sum_to(strided::copy(dy)?, &shape_of(nodes, a))?);
+            acc.add_reduced(a, dy, value(a).shape(), false)?;
         }
         &Op::Slice {
             input,
@@ -197,15 +224,18 @@ fn rule<T: Real>(
             start,
             step,
         } => {
-            let dx = scatter_slice(&shape_of(nodes, input), dy, axis, start, step)?;
-            accumulate(grads, input, dx);
+            if acc.wants(input) {
+                scatter_slice(acc, input, value(input).shape(), dy, axis, start, step)?;
+            }
         }
         &Op::Select(a, axis, index) => {
             let shape = shape_of(nodes, a);
             let mut kept = shape.clone();
             kept[axis] = 1;
-            let dy = dy.view().reshape(kept)?.materialize()?;
-            accumulate(grads, a, scatter_slice(&shape, &dy, axis, index, 1)?);
+            if acc.wants(a) {
+                let dy = strided::tensor(&kept, strided::copy(dy)?.into_vec())?;
+                scatter_slice(acc, a, &shape, &dy, axis, index, 1)?;
+            }
         }
         Op::Concat(ids, axis) => {
             let mut offset = 0usize;
@@ -215,7 +245,7 @@ fn rule<T: Real>(
                     .view()
                     .slice(*axis, offset..offset + len)?
                     .materialize()?;
-                accumulate(grads, p, part);
+                acc.add(p, part);
                 offset += len;
             }
         }
@@ -233,7 +263,7 @@ fn rule<T: Real>(
                     }
                 }
             }
-            accumulate(grads, *a, strided::tensor(&shape, dx)?);
+            acc.add(*a, strided::tensor(&shape, dx)?);
         }
         &Op::Sum(a, axis) | &Op::Mean(a, axis) => {
             let shape = shape_of(nodes, a);
@@ -250,7 +280,7 @@ fn rule<T: Real>(
                     }
                 }
             }
-            accumulate(grads, a, strided::tensor(&shape, dx)?);
+            acc.add(a, strided::tensor(&shape, dx)?);
         }
         &Op::MaxFirst(a, axis) | &Op::MaxEven(a, axis) => {
             let even = matches!(nodes[id].op, Op::MaxEven(..));
@@ -275,7 +305,7 @@ fn rule<T: Real>(
                     }
                 }
             }
-            accumulate(grads, a, strided::tensor(&shape, dx)?);
+            acc.add(a, strided::tensor(&shape, dx)?);
         }
         &Op::Softmax(a, axis) | &Op::LogSoftmax(a, axis) => {
             let log = matches!(nodes[id].op, Op::LogSoftmax(..));
@@ -300,7 +330,7 @@ fn rule<T: Real>(
                     }
                 }
             }
-            accumulate(grads, a, strided::tensor(&shape, dx)?);
+            acc.add(a, strided::tensor(&shape, dx)?);
         }
         Op::CrossEntropy(a, targets) => {
             let p = ops::softmax_axis(value(*a), 1)?;
@@ -313,33 +343,42 @@ fn rule<T: Real>(
             for v in &mut dx {
                 *v = *v * scale;
             }
-            accumulate(grads, *a, strided::tensor(&shape_of(nodes, *a), dx)?);
+            acc.add(*a, strided::tensor(&shape_of(nodes, *a), dx)?);
         }
-        &Op::LayerNorm(x, w, b, eps) => norm_rule(nodes, dy, x, w, Some(b), eps, grads)?,
-        &Op::RmsNorm(x, w, eps) => norm_rule(nodes, dy, x, w, None, eps, grads)?,
+        &Op::LayerNorm(x, w, b, eps) => norm_rule(nodes, dy, x, w, Some(b), eps, acc)?,
+        &Op::RmsNorm(x, w, eps) => norm_rule(nodes, dy, x, w, None, eps, acc)?,
     }
     Ok(())
 }
 
-/// `dx` of shape `shape`, zero but for `dy` at entries `start + j·step` of `axis`.
+/// Adds `dy` into node `id`'s gradient (of `shape`) at entries
+/// `start + j·step` of `axis`, in place (copied into a new zero slot).
 fn scatter_slice<T: Real>(
+    acc: &mut Acc<T>,
+    id: usize,
     shape: &[usize],
     dy: &DynTensor<T>,
     axis: usize,
     start: usize,
     step: usize,
-) -> Result<DynTensor<T>, Error> {
+) -> Result<(), Error> {
     let (outer, n_in, inner) = split3(shape, axis)?;
     let n_out = dy.shape()[axis];
-    let mut dx = zeroed::<T>(strided::count(shape)?)?;
+    let (slot, fresh) = acc.slot(id, shape)?;
+    let dx = slot.as_mut_slice();
     let d = dy.as_slice();
     for o in 0..outer {
         for j in 0..n_out {
             let src = &d[(o * n_out + j) * inner..][..inner];
-            dx[(o * n_in + start + j * step) * inner..][..inner].copy_from_slice(src);
+            let dst = &mut dx[(o * n_in + start + j * step) * inner..][..inner];
+            if fresh {
+                dst.copy_from_slice(src);
+            } else {
+                add_in_place(dst, src);
+            }
         }
     }
-    strided::tensor(shape, dx)
+    Ok(())
 }
 
 /// Layer norm (with `bias`) or RMSNorm (without) over the last axis:
@@ -352,7 +391,7 @@ fn norm_rule<T: Real>(
     w: usize,
     b: Option<usize>,
     eps: f64,
-    grads: &mut Slots<T>,
+    acc: &mut Acc<T>,
 ) -> Result<(), Error> {
     let xv = &nodes[x].value;
     let c = xv.shape().last().copied().unwrap_or(1).max(1);
@@ -379,10 +418,10 @@ fn norm_rule<T: Real>(
             dx[r * c + k] = rstd * (g[k] * ws[k] - m1 - xhat[k] * m2);
         }
     }
-    accumulate(grads, x, strided::tensor(xv.shape(), dx)?);
-    accumulate(grads, w, strided::tensor(&[c], dw)?);
+    acc.add(x, strided::tensor(xv.shape(), dx)?);
+    acc.add(w, strided::tensor(&[c], dw)?);
     if let Some(b) = b {
-        accumulate(grads, b, strided::tensor(&[c], db)?);
+        acc.add(b, strided::tensor(&[c], db)?);
     }
     Ok(())
 }

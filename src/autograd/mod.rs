@@ -32,6 +32,7 @@
 //! ```
 
 mod backward;
+mod derivatives;
 mod forward;
 mod nn;
 pub mod node;
@@ -111,6 +112,28 @@ impl<T: Real> Tape<T> {
         self.len() == 0
     }
 
+    /// The bytes of the values the tape holds: every node's forward value
+    /// (the activations a backward pass reads, and the leaves' copies of the
+    /// parameters and inputs), `elements · size_of::<T>()` summed.
+    ///
+    /// ```
+    /// use llm_from_scratch::autograd::Tape;
+    /// use llm_from_scratch::prelude::*;
+    /// let tape = Tape::<f32>::new();
+    /// let x = tape.leaf(Tensor::<1, f32>::zeros([3])?)?;
+    /// let _y = x.mul(&x)?;
+    /// assert_eq!(tape.value_bytes(), 2 * 3 * 4);
+    /// # Ok::<(), llm_from_scratch::Error>(())
+    /// ```
+    pub fn value_bytes(&self) -> usize {
+        let nodes = self.nodes.borrow();
+        nodes
+            .iter()
+            .map(|n| n.value.as_slice().len())
+            .sum::<usize>()
+            * size_of::<T>()
+    }
+
     /// A leaf (a parameter or an input) holding a contiguous copy of `value`,
     /// of `value`'s rank and shape (any layout).
     ///
@@ -129,6 +152,34 @@ impl<T: Real> Tape<T> {
     pub fn leaf<D: Dimension>(&self, value: impl AsArray<D, T>) -> Result<Var<'_, D, T>, Error> {
         let value = value.as_array().materialize()?.into_dyn();
         Ok(self.push(value, Op::Leaf))
+    }
+
+    /// A value that needs no gradient (a causal mask, a fixed scale, an
+    /// input): a contiguous copy of `value` recorded as a leaf whose
+    /// gradient no backward rule computes, nor that of any value depending
+    /// on constants alone (PyTorch's `requires_grad=False`). [`Grads::get`]
+    /// gives zeros for it.
+    ///
+    /// # Errors
+    /// [`Error::AllocationFailed`] if the copy cannot be reserved.
+    ///
+    /// ```
+    /// use llm_from_scratch::autograd::Tape;
+    /// use llm_from_scratch::prelude::*;
+    /// let tape = Tape::<f64>::new();
+    /// let x = tape.leaf(Tensor::from_vec([2], vec![1.0, 2.0])?)?;
+    /// let s = tape.constant(Tensor::from_vec([], vec![3.0])?)?;
+    /// let grads = x.mul(&s)?.sum_axis::<Rank<0>>(0)?.backward()?;
+    /// assert_eq!(grads.get(&x)?.as_slice(), &[3.0, 3.0]);
+    /// assert_eq!(grads.get(&s)?.as_slice(), &[0.0]);
+    /// # Ok::<(), llm_from_scratch::Error>(())
+    /// ```
+    pub fn constant<D: Dimension>(
+        &self,
+        value: impl AsArray<D, T>,
+    ) -> Result<Var<'_, D, T>, Error> {
+        let value = value.as_array().materialize()?.into_dyn();
+        Ok(self.push(value, Op::Constant))
     }
 
     pub(crate) fn push<D>(&self, value: DynTensor<T>, op: Op) -> Var<'_, D, T> {
@@ -318,6 +369,28 @@ pub struct Grads<T> {
 }
 
 impl<T: Real> Grads<T> {
+    /// The bytes of the gradient buffers held (one per node the output
+    /// depends on, intermediate nodes included), `elements · size_of::<T>()`.
+    ///
+    /// ```
+    /// use llm_from_scratch::autograd::Tape;
+    /// use llm_from_scratch::prelude::*;
+    /// let tape = Tape::<f64>::new();
+    /// let x = tape.leaf(Tensor::<1>::zeros([2])?)?;
+    /// let grads = x.sum_axis::<Rank<0>>(0)?.backward()?;
+    /// assert_eq!(grads.bytes(), (2 + 1) * 8); // d x and the seed d y
+    /// # Ok::<(), llm_from_scratch::Error>(())
+    /// ```
+    pub fn bytes(&self) -> usize {
+        let elements: usize = self
+            .grads
+            .iter()
+            .flatten()
+            .map(|g| g.as_slice().len())
+            .sum();
+        elements * size_of::<T>()
+    }
+
     /// The gradient with respect to `var`, of `var`'s rank and shape (zeros if
     /// the output does not depend on it).
     ///

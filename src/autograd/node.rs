@@ -19,6 +19,9 @@ pub(crate) struct Node<T> {
 pub enum Op {
     /// A parameter or an input: no rule.
     Leaf,
+    /// A value that needs no gradient (a mask, a scale): no rule, and no
+    /// rule computes a gradient for it or for what depends on it alone.
+    Constant,
     /// `a + b`, NumPy broadcasting.
     Add(usize, usize),
     /// `a - b`, NumPy broadcasting.
@@ -73,4 +76,46 @@ pub enum Op {
     LayerNorm(usize, usize, usize, f64),
     /// RMSNorm over the last axis: input, weight, epsilon as `f64`.
     RmsNorm(usize, usize, f64),
+}
+
+impl Op {
+    /// Calls `f` with every input node, in order (none for leaves and
+    /// constants).
+    pub(crate) fn for_each_input(&self, mut f: impl FnMut(usize)) {
+        match self {
+            Op::Leaf | Op::Constant => {}
+            &Op::Add(a, b) | &Op::Sub(a, b) | &Op::Mul(a, b) | &Op::Div(a, b) => {
+                f(a);
+                f(b);
+            }
+            &Op::Matmul(a, b) => {
+                f(a);
+                f(b);
+            }
+            &Op::Unary(a, _)
+            | &Op::Permute(a, _)
+            | &Op::Reshape(a)
+            | &Op::Slice { input: a, .. }
+            | &Op::Select(a, ..)
+            | &Op::BroadcastTo(a)
+            | &Op::IndexSelect(a, ..)
+            | &Op::Sum(a, _)
+            | &Op::Mean(a, _)
+            | &Op::MaxFirst(a, _)
+            | &Op::MaxEven(a, _)
+            | &Op::Softmax(a, _)
+            | &Op::LogSoftmax(a, _)
+            | &Op::CrossEntropy(a, _) => f(a),
+            Op::Concat(ids, _) => ids.iter().copied().for_each(f),
+            &Op::LayerNorm(x, w, b, _) => {
+                f(x);
+                f(w);
+                f(b);
+            }
+            &Op::RmsNorm(x, w, _) => {
+                f(x);
+                f(w);
+            }
+        }
+    }
 }

@@ -21,6 +21,18 @@ pub(crate) fn zeroed<T: Real>(len: usize) -> Result<Vec<T>, Error> {
     Ok(v)
 }
 
+/// `f(0), f(1), …, f(len - 1)`, reserved fallibly (no zero-fill first).
+pub(crate) fn filled_from<T>(len: usize, f: impl FnMut(usize) -> T) -> Result<Vec<T>, Error> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len)
+        .map_err(|_| Error::AllocationFailed {
+            op: OP,
+            elements: len,
+        })?;
+    v.extend((0..len).map(f));
+    Ok(v)
+}
+
 /// The element count of `shape`, overflow-checked.
 pub(crate) fn count(shape: &[usize]) -> Result<usize, Error> {
     shape
@@ -36,8 +48,14 @@ pub(crate) fn zeros<T: Real>(shape: &[usize]) -> Result<DynTensor<T>, Error> {
 
 /// A contiguous copy of `t`.
 pub(crate) fn copy<T: Real>(t: &DynTensor<T>) -> Result<DynTensor<T>, Error> {
-    let mut v = zeroed(t.as_slice().len())?;
-    v.copy_from_slice(t.as_slice());
+    let values = t.as_slice();
+    let mut v = Vec::new();
+    v.try_reserve_exact(values.len())
+        .map_err(|_| Error::AllocationFailed {
+            op: OP,
+            elements: values.len(),
+        })?;
+    v.extend_from_slice(values);
     DynTensor::from_vec(t.shape().to_vec(), v)
 }
 
@@ -58,13 +76,42 @@ pub(crate) fn split3(shape: &[usize], axis: usize) -> Result<(usize, usize, usiz
 
 /// `t` (of a broadcast shape) summed back to `shape`: the gradient of a
 /// broadcast operand, summed over its stretched and missing leading axes in
-/// `t`'s row-major order (one fixed order).
-pub(crate) fn sum_to<T: Real>(t: DynTensor<T>, shape: &[usize]) -> Result<DynTensor<T>, Error> {
-    let full = t.shape().to_vec();
+/// `t`'s row-major order (one fixed order), starting from `+0`. A copy when
+/// the shapes are equal; [`sum_to_owned`] moves `t` then.
+///
+/// When every stretched axis comes before the kept ones (a bias `[N, C]`
+/// to `[C]`, a mask `[B, H, T, T]` to `[T, T]`, a scalar), whole rows are
+/// added in row order: the same additions in the same order as the general
+/// odometer walk, so the same bits.
+pub(crate) fn sum_to<T: Real>(t: &DynTensor<T>, shape: &[usize]) -> Result<DynTensor<T>, Error> {
+    let full = t.shape();
     if full == shape {
-        return Ok(t);
+        return copy(t);
     }
-    let lead = full.len() - shape.len();
+    let lead = full
+        .len()
+        .checked_sub(shape.len())
+        .ok_or(Error::RankMismatch {
+            op: OP,
+            expected: full.len(),
+            actual: shape.len(),
+        })?;
+    let mut kept = shape.len();
+    while kept > 0 && shape[kept - 1] == full[lead + kept - 1] {
+        kept -= 1;
+    }
+    let mut out = zeroed::<T>(count(shape)?)?;
+    if shape[..kept].iter().all(|&d| d == 1) {
+        let inner = out.len();
+        if inner > 0 {
+            for row in t.as_slice().chunks_exact(inner) {
+                for (o, &v) in out.iter_mut().zip(row) {
+                    *o = *o + v;
+                }
+            }
+        }
+        return tensor(shape, out);
+    }
     // Strides of the target, 0 on stretched axes, for each axis of `full`.
     let mut strides = vec![0usize; full.len()];
     let mut stride = 1usize;
@@ -74,7 +121,6 @@ pub(crate) fn sum_to<T: Real>(t: DynTensor<T>, shape: &[usize]) -> Result<DynTen
         }
         stride *= d;
     }
-    let mut out = zeroed::<T>(count(shape)?)?;
     let mut index = vec![0usize; full.len()];
     let mut offset = 0usize;
     for &v in t.as_slice() {
@@ -91,4 +137,16 @@ pub(crate) fn sum_to<T: Real>(t: DynTensor<T>, shape: &[usize]) -> Result<DynTen
         }
     }
     tensor(shape, out)
+}
+
+/// [`sum_to`] of an owned `t`: `t` itself when it has `shape` already.
+pub(crate) fn sum_to_owned<T: Real>(
+    t: DynTensor<T>,
+    shape: &[usize],
+) -> Result<DynTensor<T>, Error> {
+    if t.shape() == shape {
+        Ok(t)
+    } else {
+        sum_to(&t, shape)
+    }
 }

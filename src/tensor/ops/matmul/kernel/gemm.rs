@@ -22,6 +22,8 @@ use crate::tensor::traverse::alloc::{AllocationFailed, try_scratch};
 use crate::tensor::traverse::simd::Dispatch;
 use pulp::{Simd, WithSimd};
 use rayon::prelude::*;
+use std::any::Any;
+use std::cell::RefCell;
 
 /// Depth of one `k` slice.
 const KC: usize = 256;
@@ -35,6 +37,32 @@ const NC: usize = 1024;
 struct Scratch<F> {
     a: Vec<F>,
     b: Vec<F>,
+}
+
+thread_local! {
+    /// The calling thread's packing buffers, kept between products (so a
+    /// training step's hundreds of small products neither allocate nor
+    /// zero-fill them again): taken for the length of one product and put
+    /// back, so a product nested in another on the same thread (rayon work
+    /// stealing) starts its own instead. Every panel is rewritten whole,
+    /// zero padding included, before it is read, so old contents never
+    /// reach a result.
+    static CACHED: RefCell<Option<Box<dyn Any>>> = const { RefCell::new(None) };
+}
+
+impl<F: Float> Scratch<F> {
+    /// This thread's cached buffers for `F`, or new empty ones.
+    fn take() -> Self {
+        CACHED
+            .with(|c| c.borrow_mut().take())
+            .and_then(|b| b.downcast::<Self>().ok())
+            .map_or_else(Self::default, |b| *b)
+    }
+
+    /// Keeps the buffers for this thread's next product.
+    fn put_back(self) {
+        CACHED.with(|c| *c.borrow_mut() = Some(Box::new(self)));
+    }
 }
 
 /// All matrices of `problem` into `out`: whole matrices per thread when the
@@ -76,19 +104,23 @@ pub(super) fn run<F: Float>(
                 })
             })
     } else {
-        let mut scratch = Scratch::default();
+        let mut scratch = Scratch::take();
+        let mut result = Ok(());
         for (index, out) in chunks.enumerate() {
             let (a, b) = problem.matrices(index);
             let matrix = OneMatrix { a, b, m, n, k };
-            let scratch = &mut scratch;
-            dispatch.run(Product {
+            result = dispatch.run(Product {
                 matrix,
                 out,
-                scratch,
+                scratch: &mut scratch,
                 threads,
-            })?;
+            });
+            if result.is_err() {
+                break;
+            }
         }
-        Ok(())
+        scratch.put_back();
+        result
     }
 }
 
