@@ -51,17 +51,18 @@ thread_local! {
 }
 
 impl<F: Float> Scratch<F> {
-    /// This thread's cached buffers for `F`, or new empty ones.
-    fn take() -> Self {
+    /// This thread's cached buffers for `F`, or new empty ones (boxed once
+    /// per thread and element type: the same box goes back and forth).
+    fn take() -> Box<Self> {
         CACHED
             .with(|c| c.borrow_mut().take())
             .and_then(|b| b.downcast::<Self>().ok())
-            .map_or_else(Self::default, |b| *b)
+            .unwrap_or_default()
     }
 
     /// Keeps the buffers for this thread's next product.
-    fn put_back(self) {
-        CACHED.with(|c| *c.borrow_mut() = Some(Box::new(self)));
+    fn put_back(self: Box<Self>) {
+        CACHED.with(|c| *c.borrow_mut() = Some(self));
     }
 }
 
