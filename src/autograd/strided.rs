@@ -11,14 +11,7 @@ const OP: &str = "autograd";
 
 /// A zero-filled vector of `len` elements, reserved fallibly.
 pub(crate) fn zeroed<T: Real>(len: usize) -> Result<Vec<T>, Error> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(len)
-        .map_err(|_| Error::AllocationFailed {
-            op: OP,
-            elements: len,
-        })?;
-    v.resize(len, T::ZERO);
-    Ok(v)
+    filled_from(len, |_| T::ZERO)
 }
 
 /// `f(0), f(1), …, f(len - 1)`, reserved fallibly (no zero-fill first).

@@ -2,7 +2,7 @@
 //! memory: whole row pieces `x[.., i, ..]` are read densely and every
 //! output element gets the tree its group would get as a dense slice.
 //!
-//! For a batch of outputs (a few hundred columns), the rows of a leaf are
+//! For a batch of outputs (up to `TREE_BLOCK` columns), the rows of a leaf are
 //! read in ascending order: row `i = 128 l + 16 r + j` is added, column by
 //! column, into lane `j`'s accumulator row (16 accumulator rows per batch,
 //! vectorized across outputs); a finished leaf (16 lane rows) is pushed
