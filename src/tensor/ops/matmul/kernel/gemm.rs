@@ -2,11 +2,13 @@
 //! nest with a register tile per instruction set.
 //!
 //! Per matrix: blocks of [`NC`] columns, then [`KC`]-deep slices of `k` in
-//! ascending order, then [`MC`] rows. The right block (`KC × NC`) is packed
-//! once into zero-padded `NR`-column panels and shared by all threads; each
-//! row block packs its left rows into `MR`-row panels. A `k` slice
-//! continues the chains where the previous slice stored them (the first
-//! starts them at +0.0; a stored float is reloaded exactly).
+//! ascending order, then [`MC`] rows. The right block's slices (`KC × NC`
+//! each, as many as [`PACK_BUDGET`] holds) are packed into zero-padded
+//! `NR`-column panels and shared by all threads, which then run through
+//! them in one parallel region; each row task packs its left rows into
+//! `MR`-row panels. A `k` slice continues the chains where the previous
+//! slice stored them (the first starts them at +0.0; a stored float is
+//! reloaded exactly).
 //!
 //! The register tile holds `MR × NV` vectors of accumulators (`NR = NV ·
 //! lanes` output columns), each updated by one fused multiply-add per `k`
@@ -31,6 +33,9 @@ const KC: usize = 256;
 const MC: usize = 96;
 /// Columns per packed right block (a multiple of every `NR`).
 const NC: usize = 1024;
+/// Values of the right operand packed for one parallel region at most
+/// (4 MiB of `f32`): whole [`KC`] slices of one column block, at least one.
+const PACK_BUDGET: usize = 1 << 20;
 
 /// The packing buffers of one thread, grown on first use.
 #[derive(Default)]
@@ -70,8 +75,8 @@ impl<F: Float> Scratch<F> {
 /// batch splits evenly, else one matrix after another with row blocks
 /// spread over the threads.
 ///
-/// The packing buffers (at most `MC·KC` and `KC·(NC + 64)` values per
-/// thread) are reserved fallibly; a failure stops the product with
+/// The packing buffers (at most `MC·KC` values per task and the larger of
+/// [`PACK_BUDGET`] and `KC·(NC + 64)` per matrix) are reserved fallibly; a failure stops the product with
 /// [`AllocationFailed`].
 pub(super) fn run<F: Float>(
     dispatch: Dispatch,
@@ -165,6 +170,12 @@ impl<F: Float> WithSimd for Product<'_, '_, '_, F> {
 }
 
 /// The loop nest of one matrix with an `MR × NV`-vector tile.
+///
+/// Per block of [`NC`] columns, the right operand is packed for as many
+/// [`KC`] slices as [`PACK_BUDGET`] holds (all of `k` at a model's sizes),
+/// and then the row tasks run through those slices in one parallel region:
+/// one wake-up of the pool per group instead of two per slice, which is
+/// what the hundreds of small products of a training step paid for.
 #[inline(always)]
 fn product<F: Float, S: Simd, const MR: usize, const NV: usize>(
     simd: S,
@@ -175,53 +186,50 @@ fn product<F: Float, S: Simd, const MR: usize, const NV: usize>(
 ) -> Result<(), AllocationFailed> {
     let OneMatrix { a, b, m, n, k } = matrix;
     let nr = NV * lanes::<F, S>();
+    let rows_per_task = rows_per_task(m, MR, threads);
     for jc in (0..n).step_by(NC) {
         let nc = NC.min(n - jc);
-        for pc in (0..k).step_by(KC) {
-            let kc = KC.min(k - pc);
-            let b_pack = try_scratch(&mut scratch.b, nc.next_multiple_of(nr) * kc, F::ZERO)?;
-            let panel = |(p, panel): (usize, &mut [F])| {
-                let first = jc + p * nr;
-                let source = Source {
-                    data: b.data,
-                    base: b.base + pc * b.row + first * b.col,
-                    lane_stride: b.col,
-                    step_stride: b.row,
-                };
-                pack_panel(source, nr.min(jc + nc - first), nr, kc, panel);
-            };
-            let rows_per_task = rows_per_task(m, MR, threads);
-            let parallel = rows_per_task < m;
-            if parallel {
-                b_pack
-                    .par_chunks_exact_mut(nr * kc)
-                    .enumerate()
-                    .for_each(panel);
-            } else {
-                b_pack.chunks_exact_mut(nr * kc).enumerate().for_each(panel);
+        let width = nc.next_multiple_of(nr);
+        let group_depth = (PACK_BUDGET / (width * KC)).max(1) * KC;
+        for pg in (0..k).step_by(group_depth) {
+            let depth = group_depth.min(k - pg);
+            let b_pack = try_scratch(&mut scratch.b, width * depth, F::ZERO)?;
+            for (s, slice) in b_pack.chunks_mut(width * KC).enumerate() {
+                let pc = pg + s * KC;
+                let kc = KC.min(k - pc);
+                for (p, panel) in slice.chunks_exact_mut(nr * kc).enumerate() {
+                    let first = jc + p * nr;
+                    let source = Source {
+                        data: b.data,
+                        base: b.base + pc * b.row + first * b.col,
+                        lane_stride: b.col,
+                        step_stride: b.row,
+                    };
+                    pack_panel(source, nr.min(jc + nc - first), nr, kc, panel);
+                }
             }
-            let block = Block {
+            let group = Group {
                 a,
-                pc,
-                kc,
+                pg,
+                depth,
                 b_pack: &*b_pack,
                 jc,
                 nc,
                 n,
             };
-            if parallel {
+            if rows_per_task < m {
                 out.par_chunks_mut(rows_per_task * n)
                     .enumerate()
                     .try_for_each_init(Vec::new, |a_pack, (task, out)| {
                         simd.vectorize(RowBlock::<F, MR, NV> {
-                            block,
+                            group,
                             first_row: task * rows_per_task,
                             out,
                             a_pack,
                         })
                     })?;
             } else {
-                row_block::<F, S, MR, NV>(simd, block, 0, out, &mut scratch.a)?;
+                row_block::<F, S, MR, NV>(simd, group, 0, out, &mut scratch.a)?;
             }
         }
     }
@@ -240,11 +248,26 @@ fn rows_per_task(m: usize, mr: usize, threads: usize) -> usize {
     panels.div_ceil(tasks) * mr
 }
 
-/// What every row block of one `(jc, pc)` step shares: the left operand,
-/// the `k` slice, the packed right block and its columns.
+/// What every row task of one parallel region shares: the left operand,
+/// the `k` range `pg..pg + depth` (whole [`KC`] slices but the last), the
+/// right operand's packed slices of that range for columns `jc..jc + nc`
+/// (slice after slice, each `nc` rounded up to whole panels wide), and
+/// the output's row length.
 #[derive(Clone, Copy)]
-struct Block<'a, 'p, F> {
+struct Group<'a, 'p, F> {
     a: Matrix<'a, F>,
+    pg: usize,
+    depth: usize,
+    b_pack: &'p [F],
+    jc: usize,
+    nc: usize,
+    n: usize,
+}
+
+/// One `k` slice of a [`Group`]: what the register tiles of a row block
+/// read.
+#[derive(Clone, Copy)]
+struct Block<'p, F> {
     pc: usize,
     kc: usize,
     b_pack: &'p [F],
@@ -253,10 +276,10 @@ struct Block<'a, 'p, F> {
     n: usize,
 }
 
-/// The `WithSimd` body of one thread task: rows `first_row..` of a block,
+/// The `WithSimd` body of one thread task: rows `first_row..` of a group,
 /// `out` holding those rows of the output.
 struct RowBlock<'a, 'p, 'o, 's, F, const MR: usize, const NV: usize> {
-    block: Block<'a, 'p, F>,
+    group: Group<'a, 'p, F>,
     first_row: usize,
     out: &'o mut [F],
     a_pack: &'s mut Vec<F>,
@@ -267,36 +290,58 @@ impl<F: Float, const MR: usize, const NV: usize> WithSimd for RowBlock<'_, '_, '
 
     #[inline(always)]
     fn with_simd<S: Simd>(self, simd: S) -> Self::Output {
-        row_block::<F, S, MR, NV>(simd, self.block, self.first_row, self.out, self.a_pack)
+        row_block::<F, S, MR, NV>(simd, self.group, self.first_row, self.out, self.a_pack)
     }
 }
 
-/// Rows `first_row..first_row + out.len() / n` of one block, in slices of
-/// [`MC`] rows: pack the left rows, then run the tiles.
+/// Rows `first_row..first_row + out.len() / n` of one group: for each `k`
+/// slice in ascending order, in blocks of [`MC`] rows, pack the left rows
+/// and run the tiles.
 #[inline(always)]
 fn row_block<F: Float, S: Simd, const MR: usize, const NV: usize>(
     simd: S,
-    block: Block<'_, '_, F>,
+    group: Group<'_, '_, F>,
     first_row: usize,
     out: &mut [F],
     a_pack: &mut Vec<F>,
 ) -> Result<(), AllocationFailed> {
-    let Block { a, pc, kc, n, .. } = block;
+    let Group {
+        a,
+        pg,
+        depth,
+        b_pack,
+        jc,
+        nc,
+        n,
+    } = group;
     let rows = out.len() / n;
-    for ic in (0..rows).step_by(MC) {
-        let mc = MC.min(rows - ic);
-        let a_pack = try_scratch(a_pack, mc.next_multiple_of(MR) * kc, F::ZERO)?;
-        for (q, panel) in a_pack.chunks_exact_mut(MR * kc).enumerate() {
-            let first = first_row + ic + q * MR;
-            let source = Source {
-                data: a.data,
-                base: a.base + first * a.row + pc * a.col,
-                lane_stride: a.row,
-                step_stride: a.col,
-            };
-            pack_panel(source, MR.min(first_row + ic + mc - first), MR, kc, panel);
+    let width = b_pack.len() / depth;
+    for (s, slice) in b_pack.chunks(width * KC).enumerate() {
+        let pc = pg + s * KC;
+        let kc = slice.len() / width;
+        let block = Block {
+            pc,
+            kc,
+            b_pack: slice,
+            jc,
+            nc,
+            n,
+        };
+        for ic in (0..rows).step_by(MC) {
+            let mc = MC.min(rows - ic);
+            let a_pack = try_scratch(a_pack, mc.next_multiple_of(MR) * kc, F::ZERO)?;
+            for (q, panel) in a_pack.chunks_exact_mut(MR * kc).enumerate() {
+                let first = first_row + ic + q * MR;
+                let source = Source {
+                    data: a.data,
+                    base: a.base + first * a.row + pc * a.col,
+                    lane_stride: a.row,
+                    step_stride: a.col,
+                };
+                pack_panel(source, MR.min(first_row + ic + mc - first), MR, kc, panel);
+            }
+            tiles::<F, S, MR, NV>(simd, block, a_pack, &mut out[ic * n..(ic + mc) * n]);
         }
-        tiles::<F, S, MR, NV>(simd, block, a_pack, &mut out[ic * n..(ic + mc) * n]);
     }
     Ok(())
 }
@@ -307,7 +352,7 @@ fn row_block<F: Float, S: Simd, const MR: usize, const NV: usize>(
 #[inline(always)]
 fn tiles<F: Float, S: Simd, const MR: usize, const NV: usize>(
     simd: S,
-    block: Block<'_, '_, F>,
+    block: Block<'_, F>,
     a_pack: &[F],
     out: &mut [F],
 ) {
