@@ -4,10 +4,16 @@
 //! (`scripts/adamw_fixture.py`, `tests/fixtures/train/adamw/`), across thread
 //! counts, and on every typed error.
 
+use llm_from_scratch::tensor::SimdLevel;
 use llm_from_scratch::train::{
     AdamW, AdamWConfig, Moments, Named, WarmupCosine, clip_grad_norm, grad_norm,
 };
 use llm_from_scratch::{DynTensor, Error};
+use tuning::under;
+
+#[path = "common/tuning.rs"]
+#[allow(dead_code)]
+mod tuning;
 use safetensors::SafeTensors;
 
 const F32_FIXTURE: &[u8] = include_bytes!("fixtures/train/adamw/f32.safetensors");
@@ -288,48 +294,59 @@ fn five_clipped_adamw_steps_match_pytorch_in_f64() {
 
 #[test]
 fn results_are_bit_identical_for_one_two_and_three_threads() {
-    // Larger than one rayon task (2^14 elements) and one norm block (2^12).
-    let n = 50_000;
-    let values = |seed: u32| -> Vec<f32> {
-        (0..n)
+    // Several parameters in one parallel pass: larger than one rayon task
+    // (2^14 elements) and one norm block (2^12), a tiny one and an empty
+    // one (no blocks at all). The reference is the default settings on
+    // one thread (every pass in order on the calling thread); the others
+    // split every input, however small, over 2 and 3 threads.
+    let sizes = [50_000, 3, 0, 4_097];
+    let values = |len: usize, seed: u32| -> Vec<f32> {
+        (0..len)
             .map(|i| {
                 ((i as u32).wrapping_mul(2_654_435_761).wrapping_add(seed) % 2001) as f32 / 1000.0
                     - 1.0
             })
             .collect()
     };
-    let run = |threads: usize| {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        pool.install(|| {
-            let mut params = vec![(
-                "w".to_string(),
-                DynTensor::from_vec(vec![n], values(1)).unwrap(),
-            )];
-            let mut optimizer = AdamW::new(fixture_config()).unwrap();
-            let mut norms = Vec::new();
-            for s in 0..3 {
-                let mut grads = vec![(
-                    "w".to_string(),
-                    DynTensor::from_vec(vec![n], values(7 + s)).unwrap(),
-                )];
-                norms.push(
-                    clip_grad_norm(&mut grads, 1.0)
-                        .unwrap()
-                        .total_norm
-                        .to_bits(),
-                );
-                optimizer.step(&mut params, &grads).unwrap();
-            }
-            let bits: Vec<u32> = params[0].1.as_slice().iter().map(|x| x.to_bits()).collect();
-            (norms, bits)
-        })
+    let named = |seed: u32| -> Vec<Named<f32>> {
+        sizes
+            .iter()
+            .enumerate()
+            .map(|(p, &len)| {
+                let tensor = DynTensor::from_vec(vec![len], values(len, seed + p as u32));
+                (format!("p{p}"), tensor.unwrap())
+            })
+            .collect()
     };
-    let one = run(1);
-    assert_eq!(run(2), one);
-    assert_eq!(run(3), one);
+    let steps = || {
+        let mut params = named(1);
+        let mut optimizer = AdamW::new(fixture_config()).unwrap();
+        let mut norms = Vec::new();
+        for s in 0..3 {
+            let mut grads = named(7 + 10 * s);
+            norms.push(
+                clip_grad_norm(&mut grads, 1.0)
+                    .unwrap()
+                    .total_norm
+                    .to_bits(),
+            );
+            optimizer.step(&mut params, &grads).unwrap();
+        }
+        let bits: Vec<Vec<u32>> = params
+            .iter()
+            .map(|(_, p)| p.as_slice().iter().map(|x| x.to_bits()).collect())
+            .collect();
+        (norms, bits)
+    };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build();
+    let one = pool.unwrap().install(steps);
+    for threads in [1, 2, 3] {
+        assert_eq!(
+            under(SimdLevel::Best, threads, steps),
+            one,
+            "{threads} threads"
+        );
+    }
 }
 
 #[test]

@@ -37,7 +37,7 @@ pub mod ops;
 pub mod quant;
 mod shape;
 mod trace;
-mod traverse;
+pub(crate) mod traverse;
 pub mod weights;
 
 #[doc(no_inline)]

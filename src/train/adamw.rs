@@ -6,12 +6,16 @@
 
 use super::pairing::{Named, check_names_and_shapes, check_pairing};
 use crate::error::Error;
+use crate::tensor::traverse::simd::{threads_for_bytes, tuning};
 use crate::tensor::{DynTensor, Float};
 use rayon::prelude::*;
 
 /// Elements per rayon task: the update is elementwise, so the split only
 /// sets the parallel grain, never a result bit.
 const CHUNK: usize = 1 << 14;
+
+/// One chunk of a parameter with its two moments and its gradient.
+type Chunk<'a, T> = (&'a mut [T], &'a mut [T], &'a mut [T], &'a [T]);
 
 /// AdamW's hyperparameters, with PyTorch's names and defaults
 /// (`lr=1e-3, betas=(0.9, 0.999), eps=1e-8, weight_decay=1e-2`).
@@ -352,20 +356,39 @@ impl<T: Float> AdamW<T> {
             .checked_add(1)
             .ok_or(Error::ShapeOverflow { op })?;
         let scalars = StepScalars::<T>::new(&self.config, step);
-        for ((_, param), ((_, grad), entry)) in
-            params.iter_mut().zip(grads.iter().zip(&mut self.moments))
+        let update = |(p, m, v, g): Chunk<'_, T>| {
+            for (((p, m), v), &g) in p.iter_mut().zip(m).zip(v).zip(g) {
+                scalars.update(p, m, v, g);
+            }
+        };
+        let chunks = params
+            .iter_mut()
+            .zip(grads.iter().zip(&mut self.moments))
+            .flat_map(|((_, param), ((_, grad), entry))| {
+                param
+                    .as_mut_slice()
+                    .chunks_mut(CHUNK)
+                    .zip(entry.exp_avg.as_mut_slice().chunks_mut(CHUNK))
+                    .zip(entry.exp_avg_sq.as_mut_slice().chunks_mut(CHUNK))
+                    .zip(grad.as_slice().chunks(CHUNK))
+                    .map(|(((p, m), v), g)| (p, m, v, g))
+            });
+        // One parallel region for every parameter (a model has dozens of
+        // small ones), when the work is worth the threads and the list of
+        // chunks can be reserved; else in order on this thread. Each value
+        // is updated by the same expression either way.
+        let elements: usize = grads.iter().map(|(_, g)| g.as_slice().len()).sum();
+        let bytes = elements.saturating_mul(4 * size_of::<T>());
+        let mut list = Vec::new();
+        if threads_for_bytes(bytes, tuning()) > 1
+            && list
+                .try_reserve_exact(elements.div_ceil(CHUNK) + grads.len())
+                .is_ok()
         {
-            param
-                .as_mut_slice()
-                .par_chunks_mut(CHUNK)
-                .zip(entry.exp_avg.as_mut_slice().par_chunks_mut(CHUNK))
-                .zip(entry.exp_avg_sq.as_mut_slice().par_chunks_mut(CHUNK))
-                .zip(grad.as_slice().par_chunks(CHUNK))
-                .for_each(|(((p, m), v), g)| {
-                    for (((p, m), v), &g) in p.iter_mut().zip(m).zip(v).zip(g) {
-                        scalars.update(p, m, v, g);
-                    }
-                });
+            list.extend(chunks);
+            list.into_par_iter().for_each(update);
+        } else {
+            chunks.for_each(update);
         }
         self.step = step;
         Ok(())

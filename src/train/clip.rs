@@ -4,6 +4,7 @@
 use super::pairing::Named;
 use crate::error::Error;
 use crate::tensor::Float;
+use crate::tensor::traverse::simd::{threads_for_bytes, tuning};
 use rayon::prelude::*;
 
 /// Elements per block of a tensor's sum of squares. Blocks are summed one
@@ -43,43 +44,81 @@ pub struct ClipReport<T> {
 /// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
 pub fn grad_norm<T: Float>(grads: &[Named<T>]) -> T {
-    let squares: f64 = grads
-        .iter()
-        .map(|(_, grad)| {
-            let norm = T::round_from_f64(sum_of_squares(grad.as_slice()).sqrt());
-            let wide = norm.widen_to_f64();
-            wide * wide
-        })
-        .fold(0.0, |sum, square| sum + square);
-    T::round_from_f64(squares.sqrt())
+    let blocks = grads.iter().enumerate().flat_map(|(index, (_, grad))| {
+        grad.as_slice()
+            .chunks(BLOCK)
+            .map(move |block| (index, block))
+    });
+    // The block sums arrive in order, tensor after tensor: each tensor's
+    // are added from +0.0, its norm rounded to `T` and squared into the
+    // total. An empty tensor has no blocks; its norm, 0, would add +0.0.
+    let mut total = 0.0_f64;
+    let mut current: Option<(usize, f64)> = None;
+    let mut add = |(index, block): (usize, f64)| {
+        let sum = match current {
+            Some((open, sum)) if open == index => sum,
+            other => {
+                if let Some((_, sum)) = other {
+                    total += squared_norm::<T>(sum);
+                }
+                0.0
+            }
+        };
+        current = Some((index, sum + block));
+    };
+    // One parallel region for every tensor's blocks when the work is worth
+    // the threads and the list can be reserved; else in order on this
+    // thread. Every sum is formed the same way either way.
+    let elements: usize = grads.iter().map(|(_, g)| g.as_slice().len()).sum();
+    let count = elements.div_ceil(BLOCK) + grads.len();
+    let (mut list, mut sums) = (Vec::new(), Vec::new());
+    if threads_for_bytes(elements.saturating_mul(size_of::<T>()), tuning()) > 1
+        && list.try_reserve_exact(count).is_ok()
+        && sums.try_reserve_exact(count).is_ok()
+    {
+        list.extend(blocks);
+        list.into_par_iter()
+            .map(|(index, block)| (index, block_sum(block)))
+            .collect_into_vec(&mut sums);
+        sums.into_iter().for_each(&mut add);
+    } else {
+        blocks
+            .map(|(index, block)| (index, block_sum(block)))
+            .for_each(&mut add);
+    }
+    if let Some((_, sum)) = current {
+        total += squared_norm::<T>(sum);
+    }
+    T::round_from_f64(total.sqrt())
 }
 
-/// `Σ x²` in `f64`: blocks summed in parallel, each into 8 partial sums
-/// (element `i` into sum `i % 8`, combined in order), then the block sums
-/// in order: a fixed tree for any thread count, with 8 independent
-/// additions in flight instead of one chain.
-fn sum_of_squares<T: Float>(values: &[T]) -> f64 {
+/// A tensor's norm from its sum of squares, rounded to `T` (as
+/// `torch._foreach_norm` returns it), squared again in `f64`.
+fn squared_norm<T: Float>(sum: f64) -> f64 {
+    let wide = T::round_from_f64(sum.sqrt()).widen_to_f64();
+    wide * wide
+}
+
+/// `Σ x²` of one block in `f64`, into 8 partial sums (element `i` into
+/// sum `i % 8`, combined in order): 8 independent additions in flight
+/// instead of one chain. A tensor's blocks are then summed in order, from
+/// +0.0: a fixed tree for any thread count.
+fn block_sum<T: Float>(block: &[T]) -> f64 {
     let square = |x: T| {
         let x = x.widen_to_f64();
         x * x
     };
-    let blocks: Vec<f64> = values
-        .par_chunks(BLOCK)
-        .map(|block| {
-            let mut lanes = [0.0_f64; 8];
-            let (whole, tail) = block.split_at(block.len() - block.len() % 8);
-            for group in whole.chunks_exact(8) {
-                for (lane, &x) in lanes.iter_mut().zip(group) {
-                    *lane += square(x);
-                }
-            }
-            for (lane, &x) in lanes.iter_mut().zip(tail) {
-                *lane += square(x);
-            }
-            lanes.iter().fold(0.0, |sum, &lane| sum + lane)
-        })
-        .collect();
-    blocks.iter().fold(0.0, |sum, &block| sum + block)
+    let mut lanes = [0.0_f64; 8];
+    let (whole, tail) = block.split_at(block.len() - block.len() % 8);
+    for group in whole.chunks_exact(8) {
+        for (lane, &x) in lanes.iter_mut().zip(group) {
+            *lane += square(x);
+        }
+    }
+    for (lane, &x) in lanes.iter_mut().zip(tail) {
+        *lane += square(x);
+    }
+    lanes.iter().fold(0.0, |sum, &lane| sum + lane)
 }
 
 /// Scales all gradients together so their total 2-norm is at most
@@ -132,10 +171,20 @@ pub fn clip_grad_norm<T: Float>(
     let coef = if raw > T::one() { T::one() } else { raw };
     let clipped = coef < T::one();
     if coef != T::one() {
-        for (_, grad) in grads.iter_mut() {
-            grad.as_mut_slice()
-                .par_chunks_mut(BLOCK)
-                .for_each(|block| block.iter_mut().for_each(|g| *g = *g * coef));
+        let scale = |block: &mut [T]| block.iter_mut().for_each(|g| *g = *g * coef);
+        let elements: usize = grads.iter().map(|(_, g)| g.as_slice().len()).sum();
+        let count = elements.div_ceil(BLOCK) + grads.len();
+        let blocks = grads
+            .iter_mut()
+            .flat_map(|(_, grad)| grad.as_mut_slice().chunks_mut(BLOCK));
+        let mut list = Vec::new();
+        if threads_for_bytes(elements.saturating_mul(2 * size_of::<T>()), tuning()) > 1
+            && list.try_reserve_exact(count).is_ok()
+        {
+            list.extend(blocks);
+            list.into_par_iter().for_each(scale);
+        } else {
+            blocks.for_each(scale);
         }
     }
     Ok(ClipReport {
