@@ -376,3 +376,55 @@ proptest! {
         finite_differences(probe2, [a, b, c], perm, seed)?;
     }
 }
+
+#[path = "common/tuning.rs"]
+mod tuning;
+
+/// Every gradient of a chain through the rules with their own loops (the
+/// norms' row-block tree, softmax over an inner and the last axis, the
+/// scatter of a narrow, a GELU's derivative, accumulation) as bits.
+fn gradient_bits() -> Result<Vec<Vec<u64>>, Error> {
+    let tape = Tape::<f64>::new();
+    let wiggle = |i: usize| ((i * 7919 % 1009) as f64 / 1009.0 - 0.5) * 3.0;
+    // 150 rows of 8: five blocks of the norm rule's 32 rows, the last short.
+    let x = tape.leaf(Tensor::from_fn([3, 50, 8], |[a, b, c]| {
+        wiggle(a * 400 + b * 8 + c)
+    })?)?;
+    let w = tape.leaf(Tensor::from_fn([4], |[c]| 1.0 + 0.1 * c as f64)?)?;
+    let bias = tape.leaf(Tensor::from_fn([4], |[c]| 0.05 * c as f64)?)?;
+    let g = tape.leaf(Tensor::from_fn([8], |[c]| 0.9 + 0.03 * c as f64)?)?;
+    let h = x.map(Function::GeluTanh)?.softmax(1)?.add(&x)?;
+    let left = h.narrow(2, 0, 4)?.layer_norm(&w, &bias, 1e-5)?;
+    let right = h.narrow(2, 4, 4)?.layer_norm(&w, &bias, 1e-5)?.softmax(2)?;
+    let y = Var::concat(&[left.mul(&right)?, h.narrow(2, 2, 4)?], 2)?
+        .rms_norm(&g, 1e-6)?
+        .mul(&x)?
+        .sum_axis::<Rank<2>>(2)?
+        .sum_axis::<Rank<1>>(1)?
+        .sum_axis::<Rank<0>>(0)?;
+    let grads = y.backward()?;
+    let bits = |t: Vec<f64>| t.into_iter().map(f64::to_bits).collect::<Vec<u64>>();
+    Ok(vec![
+        bits(grads.get(&x)?.into_vec()),
+        bits(grads.get(&w)?.into_vec()),
+        bits(grads.get(&bias)?.into_vec()),
+        bits(grads.get(&g)?.into_vec()),
+    ])
+}
+
+#[test]
+fn gradients_are_bit_identical_for_every_thread_count_and_split() -> Result<(), Error> {
+    // The reference: default settings on one thread (every loop in order).
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build();
+    let one = pool.expect("a pool").install(gradient_bits)?;
+    for simd in tuning::LEVELS {
+        for threads in [1, 2, 3] {
+            let split = tuning::under(simd, threads, gradient_bits)?;
+            assert!(
+                split == one,
+                "{simd:?} on {threads} threads, every loop split"
+            );
+        }
+    }
+    Ok(())
+}

@@ -1,7 +1,11 @@
 //! The backward rules, one match arm per [`Op`] (formulas as PyTorch's
 //! `tools/autograd/derivatives.yaml`). Sums run sequentially in row-major
-//! order; the kernels called (`matmul`, `mul`, ...) split work by outputs, so
-//! gradients are bit-identical for every thread count.
+//! order, except the norm rule's weight gradients (a fixed tree of row
+//! blocks, see `norm_rule`); the kernels called (`matmul`, `mul`, ...) and
+//! the rules' own loops (`rows`) split work by outputs, so gradients are
+//! bit-identical for every thread count.
+
+use rayon::prelude::*;
 
 use crate::error::Error;
 use crate::tensor::DynTensor;
@@ -11,7 +15,8 @@ use super::Real;
 use super::derivatives::unary_rule;
 use super::nn::row_stats;
 use super::node::{Node, Op};
-use super::strided::{self, split3, sum_to, sum_to_owned, zeroed};
+use super::rows::{add_in_place, for_each_rows, threads_for, zeroed};
+use super::strided::{self, split3, sum_to, sum_to_owned};
 
 type Slots<T> = Vec<Option<DynTensor<T>>>;
 
@@ -136,12 +141,6 @@ impl<T: Real> Acc<T> {
                 op: "Var::backward",
             }),
         }
-    }
-}
-
-fn add_in_place<T: Real>(existing: &mut [T], g: &[T]) {
-    for (e, &v) in existing.iter_mut().zip(g) {
-        *e = *e + v;
     }
 }
 
@@ -313,23 +312,27 @@ fn rule<T: Real>(
             let (outer, n, inner) = split3(&shape, axis)?;
             let (ys, d) = (y.as_slice(), dy.as_slice());
             let mut dx = zeroed::<T>(ys.len())?;
-            for o in 0..outer {
-                for i in 0..inner {
-                    let at = |j: usize| (o * n + j) * inner + i;
-                    let mut s = T::ZERO;
-                    for j in 0..n {
-                        s = s + if log { d[at(j)] } else { d[at(j)] * ys[at(j)] };
-                    }
-                    for j in 0..n {
-                        let k = at(j);
-                        dx[k] = if log {
-                            d[k] - ys[k].exp() * s
-                        } else {
-                            ys[k] * (d[k] - s)
-                        };
+            let threads = threads_for::<T>(3 * ys.len());
+            debug_assert_eq!(ys.len(), outer * n * inner);
+            for_each_rows(&mut dx, n * inner, threads, |rows, dx| {
+                for (local, o) in rows.enumerate() {
+                    for i in 0..inner {
+                        let at = |j: usize| (o * n + j) * inner + i;
+                        let mut s = T::ZERO;
+                        for j in 0..n {
+                            s = s + if log { d[at(j)] } else { d[at(j)] * ys[at(j)] };
+                        }
+                        for j in 0..n {
+                            let k = at(j);
+                            dx[(local * n + j) * inner + i] = if log {
+                                d[k] - ys[k].exp() * s
+                            } else {
+                                ys[k] * (d[k] - s)
+                            };
+                        }
                     }
                 }
-            }
+            });
             acc.add(a, strided::tensor(&shape, dx)?);
         }
         Op::CrossEntropy(a, targets) => {
@@ -365,25 +368,38 @@ fn scatter_slice<T: Real>(
     let (outer, n_in, inner) = split3(shape, axis)?;
     let n_out = dy.shape()[axis];
     let (slot, fresh) = acc.slot(id, shape)?;
-    let dx = slot.as_mut_slice();
     let d = dy.as_slice();
-    for o in 0..outer {
-        for j in 0..n_out {
-            let src = &d[(o * n_out + j) * inner..][..inner];
-            let dst = &mut dx[(o * n_in + start + j * step) * inner..][..inner];
-            if fresh {
-                dst.copy_from_slice(src);
-            } else {
-                add_in_place(dst, src);
+    debug_assert_eq!(d.len(), outer * n_out * inner);
+    let threads = threads_for::<T>(3 * d.len());
+    for_each_rows(slot.as_mut_slice(), n_in * inner, threads, |rows, dx| {
+        for (local, o) in rows.enumerate() {
+            for j in 0..n_out {
+                let src = &d[(o * n_out + j) * inner..][..inner];
+                let dst = &mut dx[(local * n_in + start + j * step) * inner..][..inner];
+                if fresh {
+                    dst.copy_from_slice(src);
+                } else {
+                    for (t, &s) in dst.iter_mut().zip(src) {
+                        *t = *t + s;
+                    }
+                }
             }
         }
-    }
+    });
     Ok(())
 }
+
+/// Rows per block of the norm rule's weight and bias gradients.
+const NORM_ROWS: usize = 32;
 
 /// Layer norm (with `bias`) or RMSNorm (without) over the last axis:
 /// `dx = rstd (ĝ - mean ĝ - x̂ mean(ĝ x̂))` with `ĝ = dy · w` (RMSNorm: no
 /// `mean ĝ` term), `dw = Σ_rows dy · x̂`, `db = Σ_rows dy`.
+///
+/// The sums over rows form a fixed two-level tree: each block of
+/// [`NORM_ROWS`] rows is summed in row order from zero, then the blocks'
+/// sums in block order. Blocks (with their rows of `dx`) go to the threads
+/// when the rule's traffic is large; the tree is the same for any count.
 fn norm_rule<T: Real>(
     nodes: &[Node<T>],
     dy: &DynTensor<T>,
@@ -399,23 +415,50 @@ fn norm_rule<T: Real>(
     let stats = row_stats(xs, c, T::round_from_f64(eps), b.is_some());
     let cf = T::from_usize(c);
     let mut dx = zeroed::<T>(xs.len())?;
+    let blocks = stats.len().div_ceil(NORM_ROWS);
+    // Per block: its `dw` sums, then its `db` sums, then scratch for x̂.
+    let mut parts = zeroed::<T>(blocks.checked_mul(3 * c).ok_or(Error::ShapeOverflow {
+        op: "Var::backward",
+    })?)?;
+    let block = |(index, (dx, part)): (usize, (&mut [T], &mut [T]))| {
+        let (dw, rest) = part.split_at_mut(c);
+        let (db, xhat) = rest.split_at_mut(c);
+        for (local, dx) in dx.chunks_exact_mut(c).enumerate() {
+            let r = index * NORM_ROWS + local;
+            let (mean, rstd) = stats[r];
+            let (row, g) = (&xs[r * c..][..c], &d[r * c..][..c]);
+            let (mut m1, mut m2) = (T::ZERO, T::ZERO);
+            for k in 0..c {
+                xhat[k] = (row[k] - mean) * rstd;
+                let gh = g[k] * ws[k];
+                m1 = m1 + gh;
+                m2 = m2 + gh * xhat[k];
+                dw[k] = dw[k] + g[k] * xhat[k];
+                db[k] = db[k] + g[k];
+            }
+            let (m1, m2) = (if b.is_some() { m1 / cf } else { T::ZERO }, m2 / cf);
+            for k in 0..c {
+                dx[k] = rstd * (g[k] * ws[k] - m1 - xhat[k] * m2);
+            }
+        }
+    };
+    if threads_for::<T>(3 * xs.len()) > 1 {
+        dx.par_chunks_mut(NORM_ROWS * c)
+            .zip(parts.par_chunks_exact_mut(3 * c))
+            .enumerate()
+            .for_each(block);
+    } else {
+        dx.chunks_mut(NORM_ROWS * c)
+            .zip(parts.chunks_exact_mut(3 * c))
+            .enumerate()
+            .for_each(block);
+    }
     let mut dw = zeroed::<T>(c)?;
     let mut db = zeroed::<T>(c)?;
-    let mut xhat = zeroed::<T>(c)?;
-    for (r, &(mean, rstd)) in stats.iter().enumerate() {
-        let (row, g) = (&xs[r * c..][..c], &d[r * c..][..c]);
-        let (mut m1, mut m2) = (T::ZERO, T::ZERO);
+    for part in parts.chunks_exact(3 * c) {
         for k in 0..c {
-            xhat[k] = (row[k] - mean) * rstd;
-            let gh = g[k] * ws[k];
-            m1 = m1 + gh;
-            m2 = m2 + gh * xhat[k];
-            dw[k] = dw[k] + g[k] * xhat[k];
-            db[k] = db[k] + g[k];
-        }
-        let (m1, m2) = (if b.is_some() { m1 / cf } else { T::ZERO }, m2 / cf);
-        for k in 0..c {
-            dx[r * c + k] = rstd * (g[k] * ws[k] - m1 - xhat[k] * m2);
+            dw[k] = dw[k] + part[k];
+            db[k] = db[k] + part[c + k];
         }
     }
     acc.add(x, strided::tensor(xv.shape(), dx)?);

@@ -2,8 +2,9 @@
 //! one tight loop per function. Transcendentals inside a derivative (the
 //! `tanh` of GPT-2's GELU, silu's sigmoid, erf and exp of the exact GELU)
 //! go through the crate's SIMD `unary` kernel on a whole buffer, never
-//! libm one element at a time; the loops around them are plain arithmetic
-//! in index order, so the result is the same for every thread count.
+//! libm one element at a time; the loops around them are plain arithmetic,
+//! each value computed alone (split over threads when large), so the
+//! result is the same for every thread count.
 //!
 //! Formulas: PyTorch's `derivatives.yaml` (`gelu_backward` with
 //! `approximate="tanh"` for `GeluTanh`).
@@ -13,7 +14,8 @@ use crate::tensor::DynTensor;
 use crate::tensor::ops::{self, Function};
 
 use super::Real;
-use super::strided::{self, filled_from};
+use super::rows::filled_from;
+use super::strided;
 
 /// `function` applied to the `values` (of `shape`) by the crate's kernel.
 fn apply<T: Real>(shape: &[usize], values: Vec<T>, function: Function) -> Result<Vec<T>, Error> {

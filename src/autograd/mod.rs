@@ -36,6 +36,7 @@ mod derivatives;
 mod forward;
 mod nn;
 pub mod node;
+mod rows;
 mod strided;
 mod views;
 

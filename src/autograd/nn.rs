@@ -6,7 +6,7 @@ use crate::error::Error;
 use crate::tensor::{Dimension, DynTensor, Rank};
 
 use super::node::Op;
-use super::{Real, Var, check_rank, strided};
+use super::{Real, Var, check_rank, rows, strided};
 
 /// `max` and `ln Σ exp(x - max)` of `row` (strided by `stride`, `n` entries).
 pub(crate) fn log_sum_exp<T: Real>(x: &[T], start: usize, n: usize, stride: usize) -> T {
@@ -83,7 +83,7 @@ impl<'t, D: Dimension, T: Real> Var<'t, D, T> {
             let x = &n[a].value;
             let (outer, len, inner) = strided::split3(x.shape(), axis)?;
             let xs = x.as_slice();
-            let mut out = strided::zeroed::<T>(xs.len())?;
+            let mut out = rows::zeroed::<T>(xs.len())?;
             for o in 0..outer {
                 for i in 0..inner {
                     let start = o * len * inner + i;
@@ -228,7 +228,7 @@ impl<'t, D: Dimension, T: Real> Var<'t, D, T> {
             let xs = xv.as_slice();
             let ws = n[w].value.as_slice();
             let stats = row_stats(xs, c.max(1), T::round_from_f64(eps), b.is_some());
-            let mut out = strided::zeroed::<T>(xs.len())?;
+            let mut out = rows::zeroed::<T>(xs.len())?;
             for ((row, o), &(mean, rstd)) in xs
                 .chunks_exact(c.max(1))
                 .zip(out.chunks_exact_mut(c.max(1)))

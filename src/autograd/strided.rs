@@ -6,25 +6,9 @@ use crate::error::Error;
 use crate::tensor::DynTensor;
 
 use super::Real;
+use super::rows::zeroed;
 
 const OP: &str = "autograd";
-
-/// A zero-filled vector of `len` elements, reserved fallibly.
-pub(crate) fn zeroed<T: Real>(len: usize) -> Result<Vec<T>, Error> {
-    filled_from(len, |_| T::ZERO)
-}
-
-/// `f(0), f(1), …, f(len - 1)`, reserved fallibly (no zero-fill first).
-pub(crate) fn filled_from<T>(len: usize, f: impl FnMut(usize) -> T) -> Result<Vec<T>, Error> {
-    let mut v = Vec::new();
-    v.try_reserve_exact(len)
-        .map_err(|_| Error::AllocationFailed {
-            op: OP,
-            elements: len,
-        })?;
-    v.extend((0..len).map(f));
-    Ok(v)
-}
 
 /// The element count of `shape`, overflow-checked.
 pub(crate) fn count(shape: &[usize]) -> Result<usize, Error> {
