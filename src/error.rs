@@ -476,6 +476,16 @@ pub enum Error {
         /// The output's shape.
         shape: Vec<usize>,
     },
+    /// `Grads::get`: the gradients came from `Var::backward_leaves`, which
+    /// frees every intermediate node's gradient once it has been used, and
+    /// `var` is not a leaf; use `Var::backward` to keep them all.
+    #[error("{op}: node {node} is not a leaf, and backward_leaves kept only the leaves' gradients")]
+    GradientNotRetained {
+        /// The operation called.
+        op: &'static str,
+        /// The node's position on its tape.
+        node: usize,
+    },
     /// `index_select`: an entry of `indices` is not below the extent of the
     /// selected axis (e.g. a token id outside the vocabulary of an embedding).
     #[error(

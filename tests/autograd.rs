@@ -383,7 +383,7 @@ mod tuning;
 /// Every gradient of a chain through the rules with their own loops (the
 /// norms' row-block tree, softmax over an inner and the last axis, the
 /// scatter of a narrow, a GELU's derivative, accumulation) as bits.
-fn gradient_bits() -> Result<Vec<Vec<u64>>, Error> {
+fn gradient_bits(leaves_only: bool) -> Result<Vec<Vec<u64>>, Error> {
     let tape = Tape::<f64>::new();
     let wiggle = |i: usize| ((i * 7919 % 1009) as f64 / 1009.0 - 0.5) * 3.0;
     // 150 rows of 8: five blocks of the norm rule's 32 rows, the last short.
@@ -402,7 +402,17 @@ fn gradient_bits() -> Result<Vec<Vec<u64>>, Error> {
         .sum_axis::<Rank<2>>(2)?
         .sum_axis::<Rank<1>>(1)?
         .sum_axis::<Rank<0>>(0)?;
-    let grads = y.backward()?;
+    let grads = if leaves_only {
+        let grads = y.backward_leaves()?;
+        assert!(matches!(
+            grads.get(&h),
+            Err(Error::GradientNotRetained { .. })
+        ));
+        assert!(grads.peak_bytes() < y.backward()?.peak_bytes());
+        grads
+    } else {
+        y.backward()?
+    };
     let bits = |t: Vec<f64>| t.into_iter().map(f64::to_bits).collect::<Vec<u64>>();
     Ok(vec![
         bits(grads.get(&x)?.into_vec()),
@@ -413,13 +423,15 @@ fn gradient_bits() -> Result<Vec<Vec<u64>>, Error> {
 }
 
 #[test]
-fn gradients_are_bit_identical_for_every_thread_count_and_split() -> Result<(), Error> {
+fn gradients_are_bit_identical_for_every_thread_count_split_and_keep() -> Result<(), Error> {
     // The reference: default settings on one thread (every loop in order).
     let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build();
-    let one = pool.expect("a pool").install(gradient_bits)?;
+    let one = pool.expect("a pool").install(|| gradient_bits(false))?;
+    // Freeing the intermediate gradients changes no bit of the leaves'.
+    assert!(gradient_bits(true)? == one, "backward_leaves");
     for simd in tuning::LEVELS {
         for threads in [1, 2, 3] {
-            let split = tuning::under(simd, threads, gradient_bits)?;
+            let split = tuning::under(simd, threads, || gradient_bits(threads == 2))?;
             assert!(
                 split == one,
                 "{simd:?} on {threads} threads, every loop split"

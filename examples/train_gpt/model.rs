@@ -115,7 +115,7 @@ fn step(
     let (m, logits) = forward(&tape, config, params, inputs, batch, seq, op)?;
     let loss = logits.cross_entropy(targets)?;
     let value = loss.value()?.as_slice()[0];
-    let grads = loss.backward()?;
+    let grads = loss.backward_leaves()?;
     let out = params
         .iter()
         .zip(&m.leaves)
@@ -123,7 +123,7 @@ fn step(
         .collect::<Result<Params, Error>>()?;
     let bytes = StepBytes {
         tape: tape.value_bytes(),
-        grads: grads.bytes(),
+        grads: grads.peak_bytes(),
     };
     Ok((value, out, bytes))
 }

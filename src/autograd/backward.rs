@@ -26,10 +26,30 @@ type Slots<T> = Vec<Option<DynTensor<T>>>;
 struct Acc<T> {
     grads: Slots<T>,
     live: Vec<bool>,
+    /// Elements of the gradient buffers held now, and the most so far.
+    held: usize,
+    peak: usize,
+}
+
+/// A backward pass's gradients by node and the most gradient elements
+/// it held at once (slots only, not a rule's temporaries).
+pub(crate) struct Pass<T> {
+    pub(crate) grads: Slots<T>,
+    pub(crate) peak: usize,
+}
+
+/// Which gradients a backward pass hands back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Keep {
+    /// Every node's (what `Var::backward` promises).
+    All,
+    /// The leaves' only: an intermediate node's gradient is dropped as
+    /// soon as its rule has passed it on to the node's inputs.
+    Leaves,
 }
 
 /// Gradients of the scalar node `out` with respect to every node up to it.
-pub(crate) fn run<T: Real>(nodes: &[Node<T>], out: usize) -> Result<Slots<T>, Error> {
+pub(crate) fn run<T: Real>(nodes: &[Node<T>], out: usize, keep: Keep) -> Result<Pass<T>, Error> {
     let value = &nodes[out].value;
     if value.as_slice().len() != 1 {
         return Err(Error::BackwardNotScalar {
@@ -38,7 +58,7 @@ pub(crate) fn run<T: Real>(nodes: &[Node<T>], out: usize) -> Result<Slots<T>, Er
         });
     }
     let seed = DynTensor::from_vec(value.shape().to_vec(), vec![T::one()])?;
-    run_seeded(nodes, out, seed)
+    run_seeded(nodes, out, seed, keep)
 }
 
 /// Gradients of `Σ out · seed` with respect to every node up to `out`.
@@ -46,7 +66,8 @@ pub(crate) fn run_seeded<T: Real>(
     nodes: &[Node<T>],
     out: usize,
     seed: DynTensor<T>,
-) -> Result<Slots<T>, Error> {
+    keep: Keep,
+) -> Result<Pass<T>, Error> {
     if seed.shape() != nodes[out].value.shape() {
         return Err(Error::OutputShapeMismatch {
             op: "Var::backward_with",
@@ -68,8 +89,14 @@ pub(crate) fn run_seeded<T: Real>(
         node.op.for_each_input(|i| any |= live[i]);
         live.push(any);
     }
+    let held = seed.as_slice().len();
     grads[out] = Some(seed);
-    let mut acc = Acc { grads, live };
+    let mut acc = Acc {
+        grads,
+        live,
+        held,
+        peak: held,
+    };
     for id in (0..=out).rev() {
         if !acc.live[id] {
             continue;
@@ -78,9 +105,16 @@ pub(crate) fn run_seeded<T: Real>(
             continue;
         };
         rule(nodes, id, &dy, &mut acc)?;
-        acc.grads[id] = Some(dy);
+        if keep == Keep::All || matches!(nodes[id].op, Op::Leaf) {
+            acc.grads[id] = Some(dy);
+        } else {
+            acc.held -= dy.as_slice().len();
+        }
     }
-    Ok(acc.grads)
+    Ok(Pass {
+        grads: acc.grads,
+        peak: acc.peak,
+    })
 }
 
 impl<T: Real> Acc<T> {
@@ -95,7 +129,11 @@ impl<T: Real> Acc<T> {
             return;
         }
         match &mut self.grads[id] {
-            slot @ None => *slot = Some(g),
+            slot @ None => {
+                self.held += g.as_slice().len();
+                self.peak = self.peak.max(self.held);
+                *slot = Some(g);
+            }
             Some(existing) => add_in_place(existing.as_mut_slice(), g.as_slice()),
         }
     }
@@ -133,7 +171,10 @@ impl<T: Real> Acc<T> {
     fn slot(&mut self, id: usize, shape: &[usize]) -> Result<(&mut DynTensor<T>, bool), Error> {
         let fresh = self.grads[id].is_none();
         if fresh {
-            self.grads[id] = Some(strided::zeros(shape)?);
+            let zeros = strided::zeros(shape)?;
+            self.held += zeros.as_slice().len();
+            self.peak = self.peak.max(self.held);
+            self.grads[id] = Some(zeros);
         }
         match &mut self.grads[id] {
             Some(g) => Ok((g, fresh)),

@@ -45,6 +45,7 @@ use std::marker::PhantomData;
 
 use crate::error::Error;
 use crate::tensor::{ArrayBase, AsArray, Dimension, DynTensor, Element, Float};
+use backward::Keep;
 use node::{Node, Op};
 
 /// The scalar types the tape differentiates: `f32` and `f64`.
@@ -325,7 +326,38 @@ impl<'t, D: Dimension, T: Real> Var<'t, D, T> {
     /// ```
     pub fn backward(&self) -> Result<Grads<T>, Error> {
         let nodes = self.tape.nodes.borrow();
-        backward::run(&nodes, self.id).map(|grads| Grads { grads })
+        let pass = backward::run(&nodes, self.id, Keep::All)?;
+        Ok(Grads::new(pass, Keep::All))
+    }
+
+    /// [`Var::backward`] keeping only the leaves' gradients: each
+    /// intermediate node's gradient is freed as soon as its backward rule
+    /// has passed it on, so the pass holds the gradients of the nodes still
+    /// waiting for their rule instead of one per node. This is PyTorch's
+    /// default (`loss.backward()` fills `.grad` of leaves only, unless a
+    /// tensor asked for `retain_grad()`), and what a training step wants:
+    /// the values are the same bits as [`Var::backward`]'s.
+    ///
+    /// # Errors
+    /// As [`Var::backward`]. Asking the result for a node that is not a
+    /// leaf is [`Error::GradientNotRetained`].
+    ///
+    /// ```
+    /// use llm_from_scratch::autograd::Tape;
+    /// use llm_from_scratch::prelude::*;
+    /// let tape = Tape::<f64>::new();
+    /// let x = tape.leaf(Tensor::from_vec([2], vec![1.0, 2.0])?)?;
+    /// let h = x.mul(&x)?;                                // intermediate
+    /// let grads = h.sum_axis::<Rank<0>>(0)?.backward_leaves()?;
+    /// assert_eq!(grads.get(&x)?.as_slice(), &[2.0, 4.0]);
+    /// assert_eq!(grads.bytes(), 2 * 8);                  // d x alone
+    /// assert!(matches!(grads.get(&h), Err(Error::GradientNotRetained { .. })));
+    /// # Ok::<(), llm_from_scratch::Error>(())
+    /// ```
+    pub fn backward_leaves(&self) -> Result<Grads<T>, Error> {
+        let nodes = self.tape.nodes.borrow();
+        let pass = backward::run(&nodes, self.id, Keep::Leaves)?;
+        Ok(Grads::new(pass, Keep::Leaves))
     }
 
     /// The gradients of `sum(self · cotangent)` (a vector–Jacobian product):
@@ -348,7 +380,8 @@ impl<'t, D: Dimension, T: Real> Var<'t, D, T> {
     pub fn backward_with(&self, cotangent: &impl AsArray<D, T>) -> Result<Grads<T>, Error> {
         let seed = cotangent.as_array().materialize()?.into_dyn();
         let nodes = self.tape.nodes.borrow();
-        backward::run_seeded(&nodes, self.id, seed).map(|grads| Grads { grads })
+        let pass = backward::run_seeded(&nodes, self.id, seed, Keep::All)?;
+        Ok(Grads::new(pass, Keep::All))
     }
 }
 
@@ -367,11 +400,45 @@ pub(crate) fn check_rank<E: Dimension>(rank: usize, op: &'static str) -> Result<
 #[derive(Debug)]
 pub struct Grads<T> {
     grads: Vec<Option<DynTensor<T>>>,
+    keep: Keep,
+    peak: usize,
 }
 
 impl<T: Real> Grads<T> {
+    fn new(pass: backward::Pass<T>, keep: Keep) -> Self {
+        Self {
+            grads: pass.grads,
+            keep,
+            peak: pass.peak,
+        }
+    }
+
+    /// The most bytes of gradient buffers the backward pass held at once
+    /// (one buffer per node with a gradient so far, the output's seed
+    /// included; a rule's short-lived temporaries are not counted). With
+    /// [`Var::backward`] it is [`Grads::bytes`]; with
+    /// [`Var::backward_leaves`] it is usually far less than one buffer per
+    /// node.
+    ///
+    /// ```
+    /// use llm_from_scratch::autograd::Tape;
+    /// use llm_from_scratch::prelude::*;
+    /// let tape = Tape::<f64>::new();
+    /// let x = tape.leaf(Tensor::<1>::zeros([1000])?)?;
+    /// let y = x.map(Function::Exp)?.map(Function::Exp)?.map(Function::Exp)?;
+    /// let loss = y.sum_axis::<Rank<0>>(0)?;
+    /// assert_eq!(loss.backward()?.peak_bytes(), (1 + 4 * 1000) * 8);
+    /// // Each intermediate gradient is freed once used: two buffers at most.
+    /// assert_eq!(loss.backward_leaves()?.peak_bytes(), 2 * 1000 * 8);
+    /// # Ok::<(), llm_from_scratch::Error>(())
+    /// ```
+    pub fn peak_bytes(&self) -> usize {
+        self.peak * size_of::<T>()
+    }
+
     /// The bytes of the gradient buffers held (one per node the output
-    /// depends on, intermediate nodes included), `elements · size_of::<T>()`.
+    /// depends on, intermediate nodes included unless they came from
+    /// [`Var::backward_leaves`]), `elements · size_of::<T>()`.
     ///
     /// ```
     /// use llm_from_scratch::autograd::Tape;
@@ -397,7 +464,9 @@ impl<T: Real> Grads<T> {
     ///
     /// # Errors
     /// [`Error::AllocationFailed`] if the copy cannot be reserved;
-    /// [`Error::IndexOutOfBounds`] if `var` was recorded after the output.
+    /// [`Error::IndexOutOfBounds`] if `var` was recorded after the output;
+    /// [`Error::GradientNotRetained`] if these gradients came from
+    /// [`Var::backward_leaves`] and `var` is not a leaf.
     ///
     /// ```
     /// use llm_from_scratch::autograd::Tape;
@@ -409,6 +478,14 @@ impl<T: Real> Grads<T> {
     /// # Ok::<(), llm_from_scratch::Error>(())
     /// ```
     pub fn get<D: Dimension>(&self, var: &Var<'_, D, T>) -> Result<ArrayBase<Vec<T>, D>, Error> {
+        let leaf =
+            || matches!(var.tape.nodes.borrow().get(var.id), Some(n) if matches!(n.op, Op::Leaf));
+        if self.keep == Keep::Leaves && var.id < self.grads.len() && !leaf() {
+            return Err(Error::GradientNotRetained {
+                op: "Grads::get",
+                node: var.id,
+            });
+        }
         let grad = match self.grads.get(var.id) {
             Some(Some(g)) => strided::copy(g)?,
             Some(None) => strided::zeros(&var.shape())?,
