@@ -12,6 +12,7 @@
 mod reference;
 
 use llm_from_scratch::prelude::*;
+use llm_from_scratch::tensor::ops::matmul_affine;
 use llm_from_scratch::tensor::{Float, KernelTuning, SimdLevel, dynamic, with_kernel_tuning};
 use proptest::prelude::*;
 use reference::{Bits, Layout, bits, naive, operands_of, wiggle};
@@ -202,5 +203,98 @@ fn a_transposed_key_cache_gives_the_scores_of_a_row_major_one() -> TestResult {
             );
         }
     }
+    Ok(())
+}
+
+/// `matmul_affine` under every instruction set and thread count equals its
+/// scalar model: the naive chain `c`, then `c · alpha`, then `+ bias[j]`.
+fn affine_everywhere<F: Float + Bits>(
+    batch: usize,
+    [m, k, n]: [usize; 3],
+    alpha: F,
+    convert: fn(f64) -> F,
+) -> TestResult {
+    let a = Tensor::from_fn([batch, m, k], |[h, i, p]| {
+        convert(wiggle(h * 65_537 + i * 7919 + p * 104_729))
+    })?;
+    let w = Tensor::from_fn([n, k], |[j, p]| convert(wiggle(j * 31 + p * 1_000_003 + 5)))?;
+    let bias = Tensor::from_fn([n], |[j]| convert(wiggle(j * 17 + 3)))?;
+    let w_t = w.view().transpose(0, 1)?;
+    let (_, chains) = naive(&a.view().into_dyn(), &w_t.into_dyn());
+    let expected: Vec<u64> = chains
+        .iter()
+        .enumerate()
+        .map(|(at, &c)| {
+            let c: F = from_bits(c);
+            (c * alpha + bias.as_slice()[at % n]).bits()
+        })
+        .collect();
+    let row_major = w_t.materialize()?;
+    for simd in LEVELS {
+        for threads in THREADS {
+            for right in [w_t, row_major.view()] {
+                let out: Tensor<3, F> = under(simd, threads, || {
+                    matmul_affine(&a, &right, alpha, Some(bias.view()))
+                })??;
+                assert!(
+                    bits(out.as_slice()) == expected,
+                    "{simd:?} on {threads} threads: {batch} x [{m}, {k}] x [{k}, {n}]"
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+/// A value of `F` from the bits [`bits`] gave.
+fn from_bits<F: Float + Bits>(bits: u64) -> F {
+    if size_of::<F>() == 4 {
+        F::round_from_f64(f64::from(f32::from_bits(bits as u32)))
+    } else {
+        F::round_from_f64(f64::from_bits(bits))
+    }
+}
+
+#[test]
+fn the_scale_and_bias_epilogue_is_the_composition_bit_for_bit() -> TestResult {
+    // The decode path (2 rows), one row block, whole matrices per thread
+    // (batch 4), k = 0, a second 1024-column block and a second group of
+    // k slices: the epilogue runs once per finished value on each.
+    for (batch, size) in [
+        (1, [2, 300, 333]),
+        (1, [97, 20, 70]),
+        (4, [13, 40, 24]),
+        (1, [7, 0, 9]),
+    ] {
+        affine_everywhere::<f32>(batch, size, 0.125, |x| x as f32)?;
+        affine_everywhere::<f64>(batch, size, -0.3, |x| x)?;
+        affine_everywhere::<f32>(batch, size, 1.0, |x| x as f32)?;
+    }
+    affine_everywhere::<f32>(1, [9, 1060, 1030], 0.125, |x| x as f32)
+}
+
+#[test]
+fn a_half_precision_affine_product_is_the_f32_one_rounded_once() -> TestResult {
+    use llm_from_scratch::tensor::f16;
+    let value = |seed: usize| f16::from_f64(wiggle(seed));
+    let a = Tensor::from_fn([5, 40], |[i, p]| value(i * 41 + p))?;
+    let w = Tensor::from_fn([6, 40], |[j, p]| value(j * 43 + p + 7))?;
+    let b = Tensor::from_fn([1], |_| value(99))?; // broadcast to every column
+    let wide = |t: &[f16]| t.iter().map(|x| x.to_f32()).collect::<Vec<_>>();
+    let (a32, w32) = (
+        Tensor::from_vec([5, 40], wide(a.as_slice()))?,
+        Tensor::from_vec([6, 40], wide(w.as_slice()))?,
+    );
+    let b32 = Tensor::from_vec([1], wide(b.as_slice()))?;
+    let half: Tensor<2, f16> = matmul_affine(
+        &a,
+        &w.view().transpose(0, 1)?,
+        f16::from_f32(0.5),
+        Some(b.view()),
+    )?;
+    let full: Tensor<2, f32> =
+        matmul_affine(&a32, &w32.view().transpose(0, 1)?, 0.5, Some(b32.view()))?;
+    let rounded: Vec<f16> = full.as_slice().iter().map(|&x| f16::from_f32(x)).collect();
+    assert_eq!(half.as_slice(), &rounded[..]);
     Ok(())
 }

@@ -107,7 +107,7 @@ pub use broadcast::{ShapeRef, broadcast_shape};
 pub use cast::cast;
 pub use gather::{concat, concat_into, index_select, index_select_into, stack, stack_into};
 pub use map::{map_binary, map_binary_into, map_unary, map_unary_into};
-pub use matmul::{MatmulStrategy, matmul, matmul_into};
+pub use matmul::{MatmulStrategy, matmul, matmul_affine, matmul_into};
 pub use norm::{layer_norm, layer_norm_into, rms_norm, rms_norm_into};
 pub use reduce::{argmax_axis, argmax_axis_into, tree_sum};
 pub use reduce::{max_axis, max_axis_into, mean_axis, mean_axis_into, sum_axis, sum_axis_into};

@@ -1,7 +1,9 @@
 //! `matmul`: batched matrix products over strided views.
 
+mod affine;
 mod kernel;
 
+pub use affine::matmul_affine;
 pub use kernel::MatmulStrategy;
 
 use super::widen::{into_narrowed, narrow, widen};
@@ -157,6 +159,7 @@ where
         right.strided(),
         shape.as_slice(),
         &mut values,
+        None,
         op,
     )?;
     narrow(owner(shape, values, op)?, op)
@@ -196,7 +199,14 @@ where
     let (left, right) = (widen(left, op)?, widen(right, op)?);
     let (left, right) = (left.view(), right.view());
     into_narrowed(&mut out.data, op, |out| {
-        kernel::matmul(left.strided(), right.strided(), shape.as_slice(), out, op)
+        kernel::matmul(
+            left.strided(),
+            right.strided(),
+            shape.as_slice(),
+            out,
+            None,
+            op,
+        )
     })
 }
 

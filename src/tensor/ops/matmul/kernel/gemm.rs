@@ -16,6 +16,7 @@
 //! 6 × 2 with 16 (AVX2), 4 × 4 scalars on the fallback (`mul_add` there is
 //! the correctly rounded software or hardware `fma` of the platform's libm).
 
+use super::epilogue::Epilogue;
 use super::pack::{Source, pack_panel};
 use super::{Matrix, Problem, splits_evenly};
 use crate::tensor::float::Float;
@@ -82,6 +83,7 @@ pub(super) fn run<F: Float>(
     dispatch: Dispatch,
     problem: &Problem<'_, '_, F>,
     out: &mut [F],
+    epilogue: Option<Epilogue<'_, F>>,
     threads: usize,
 ) -> Result<(), AllocationFailed> {
     let (m, n, k) = (problem.rows, problem.n, problem.k);
@@ -106,6 +108,7 @@ pub(super) fn run<F: Float>(
                     matrix,
                     out,
                     scratch,
+                    epilogue,
                     threads: 1,
                 })
             })
@@ -119,6 +122,7 @@ pub(super) fn run<F: Float>(
                 matrix,
                 out,
                 scratch: &mut scratch,
+                epilogue,
                 threads,
             });
             if result.is_err() {
@@ -145,6 +149,7 @@ struct Product<'a, 'o, 's, F> {
     matrix: OneMatrix<'a, F>,
     out: &'o mut [F],
     scratch: &'s mut Scratch<F>,
+    epilogue: Option<Epilogue<'a, F>>,
     threads: usize,
 }
 
@@ -157,14 +162,16 @@ impl<F: Float> WithSimd for Product<'_, '_, '_, F> {
             matrix,
             out,
             scratch,
+            epilogue,
             threads,
         } = self;
+        let run = (scratch, epilogue, threads);
         if S::REGISTER_COUNT >= 32 {
-            product::<F, S, 6, 4>(simd, matrix, out, scratch, threads)
+            product::<F, S, 6, 4>(simd, matrix, out, run)
         } else if lanes::<F, S>() > 1 {
-            product::<F, S, 6, 2>(simd, matrix, out, scratch, threads)
+            product::<F, S, 6, 2>(simd, matrix, out, run)
         } else {
-            product::<F, S, 4, 4>(simd, matrix, out, scratch, threads)
+            product::<F, S, 4, 4>(simd, matrix, out, run)
         }
     }
 }
@@ -175,14 +182,15 @@ impl<F: Float> WithSimd for Product<'_, '_, '_, F> {
 /// [`KC`] slices as [`PACK_BUDGET`] holds (all of `k` at a model's sizes),
 /// and then the row tasks run through those slices in one parallel region:
 /// one wake-up of the pool per group instead of two per slice, which is
-/// what the hundreds of small products of a training step paid for.
+/// what the hundreds of small products of a training step paid for. A
+/// task finishing the last group applies the epilogue to its rows of the
+/// block's columns while they are in cache.
 #[inline(always)]
 fn product<F: Float, S: Simd, const MR: usize, const NV: usize>(
     simd: S,
     matrix: OneMatrix<'_, F>,
     out: &mut [F],
-    scratch: &mut Scratch<F>,
-    threads: usize,
+    (scratch, epilogue, threads): (&mut Scratch<F>, Option<Epilogue<'_, F>>, usize),
 ) -> Result<(), AllocationFailed> {
     let OneMatrix { a, b, m, n, k } = matrix;
     let nr = NV * lanes::<F, S>();
@@ -216,6 +224,7 @@ fn product<F: Float, S: Simd, const MR: usize, const NV: usize>(
                 jc,
                 nc,
                 n,
+                epilogue: epilogue.filter(|_| pg + depth == k),
             };
             if rows_per_task < m {
                 out.par_chunks_mut(rows_per_task * n)
@@ -262,6 +271,8 @@ struct Group<'a, 'p, F> {
     jc: usize,
     nc: usize,
     n: usize,
+    /// The epilogue, in the group that finishes the chains.
+    epilogue: Option<Epilogue<'a, F>>,
 }
 
 /// One `k` slice of a [`Group`]: what the register tiles of a row block
@@ -313,6 +324,7 @@ fn row_block<F: Float, S: Simd, const MR: usize, const NV: usize>(
         jc,
         nc,
         n,
+        epilogue,
     } = group;
     let rows = out.len() / n;
     let width = b_pack.len() / depth;
@@ -342,6 +354,9 @@ fn row_block<F: Float, S: Simd, const MR: usize, const NV: usize>(
             }
             tiles::<F, S, MR, NV>(simd, block, a_pack, &mut out[ic * n..(ic + mc) * n]);
         }
+    }
+    if let Some(epilogue) = epilogue {
+        epilogue.apply(out, n, jc..jc + nc);
     }
     Ok(())
 }

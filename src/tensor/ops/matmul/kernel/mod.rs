@@ -35,10 +35,13 @@
 //! row blocks of one matrix, else (one row) column ranges are handed to the
 //! pool when the product has at least `PARALLEL_MIN_FLOPS` of work.
 
+mod epilogue;
 mod gemm;
 mod pack;
 mod small;
 mod transpose;
+
+pub(crate) use epilogue::Epilogue;
 
 use crate::error::Error;
 use crate::tensor::float::Float;
@@ -62,7 +65,9 @@ struct Matrix<'a, F> {
 /// Preconditions (checked by the op layer): both ranks are at least 2, the
 /// contracted extents agree, the batch axes broadcast to `out_shape`'s
 /// leading axes, and `out.len()` is `out_shape`'s element count. Every
-/// output value is overwritten (`out` may hold anything).
+/// output value is overwritten (`out` may hold anything), `epilogue`
+/// (when given) applied to every finished value; a bias there holds `n`
+/// values.
 ///
 /// # Errors
 /// [`Error::AllocationFailed`] (of `op`) if a scratch buffer cannot be reserved.
@@ -71,6 +76,7 @@ pub(crate) fn matmul<F: Float>(
     right: Strided<'_, '_, F>,
     out_shape: &[usize],
     out: &mut [F],
+    epilogue: Option<Epilogue<'_, F>>,
     op: &'static str,
 ) -> Result<(), Error> {
     if out.is_empty() {
@@ -81,6 +87,9 @@ pub(crate) fn matmul<F: Float>(
     let k = left.shape[left_rank - 1];
     if k == 0 {
         out.fill(F::ZERO);
+        if let Some(epilogue) = epilogue {
+            epilogue.apply(out, n, 0..n);
+        }
         return Ok(());
     }
     let batch_shape = &out_shape[..rank - 2];
@@ -130,8 +139,15 @@ pub(crate) fn matmul<F: Float>(
     let dispatch = Dispatch::new(tuning.simd);
     let count = out.len() / (rows * n);
     let ran = match MatmulStrategy::plan(count, rows, n, k, tuning) {
-        MatmulStrategy::Small { threads } => small::run(dispatch, &problem, out, threads),
-        MatmulStrategy::Gemm { threads } => gemm::run(dispatch, &problem, out, threads),
+        // Decoding's few rows: the epilogue is one short pass after.
+        MatmulStrategy::Small { threads } => {
+            small::run(dispatch, &problem, out, threads).map(|()| {
+                if let Some(epilogue) = epilogue {
+                    epilogue.apply(out, n, 0..n);
+                }
+            })
+        }
+        MatmulStrategy::Gemm { threads } => gemm::run(dispatch, &problem, out, epilogue, threads),
     };
     ran.map_err(|failed| Error::AllocationFailed {
         op,
