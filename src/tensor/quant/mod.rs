@@ -30,6 +30,7 @@ mod format;
 mod kernel;
 mod lanes;
 mod linear;
+mod schedule;
 
 pub use blocks::QBlocks;
 pub use format::{BLOCK_LEN, BlockFormat, Q4_0, Q4_1, Q8_0};
