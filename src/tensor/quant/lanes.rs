@@ -44,6 +44,14 @@ pub(crate) trait Lanes16: Copy {
     fn signed_bytes(self, qs: &[u8; LANES]) -> Self::V;
     /// The lanes in order.
     fn to_array(self, v: Self::V) -> [f32; LANES];
+    /// Lane `l`: the `bf16` of bits `bits[l]` as `f32` (its bits shifted
+    /// into the top half of an `f32`'s: exact, NaN payloads kept; a
+    /// signaling NaN is quieted by the kernel's first multiply-add, so the
+    /// products equal those of the `half` crate's quieting conversion).
+    fn bf16s(self, bits: [u16; LANES]) -> Self::V;
+    /// Lane `l`: the `f16` of bits `bits[l]` as `f32`, exactly as
+    /// [`half_to_f32`] converts it.
+    fn f16s(self, bits: [u16; LANES]) -> Self::V;
     /// The 8 `f16` in the 4 little-endian pairs `pairs` (low half first)
     /// as `f32`, each exactly as [`half_to_f32`] converts it (`vcvtph2ps`
     /// on AVX-512, which rounds nothing and keeps NaN payloads the same
@@ -122,6 +130,14 @@ impl Lanes16 for Plain {
     fn to_array(self, v: Self::V) -> [f32; LANES] {
         v
     }
+    #[inline(always)]
+    fn bf16s(self, bits: [u16; LANES]) -> Self::V {
+        bits.map(|b| f32::from_bits(u32::from(b) << 16))
+    }
+    #[inline(always)]
+    fn f16s(self, bits: [u16; LANES]) -> Self::V {
+        bits.map(half_to_f32)
+    }
 }
 
 /// AVX-512: the 16 lanes are one `zmm` register.
@@ -173,6 +189,18 @@ impl Lanes16 for Avx512 {
     #[inline(always)]
     fn to_array(self, v: __m512) -> [f32; LANES] {
         cast(v)
+    }
+    #[inline(always)]
+    fn bf16s(self, bits: [u16; LANES]) -> __m512 {
+        let f = self.0.avx512f;
+        let wide = f._mm512_cvtepu16_epi32(cast::<[u16; LANES], __m256i>(bits));
+        cast(f._mm512_slli_epi32::<16>(wide))
+    }
+    #[inline(always)]
+    fn f16s(self, bits: [u16; LANES]) -> __m512 {
+        self.0
+            .avx512f
+            ._mm512_cvtph_ps(cast::<[u16; LANES], __m256i>(bits))
     }
     #[inline(always)]
     fn half_pairs(self, pairs: [u32; 4]) -> [f32; 8] {
@@ -255,6 +283,47 @@ impl Lanes16 for Avx2 {
     fn to_array(self, v: Self::V) -> [f32; LANES] {
         cast(v)
     }
+    #[inline(always)]
+    fn bf16s(self, bits: [u16; LANES]) -> Self::V {
+        let avx2 = self.0.avx2;
+        let [low, high] = cast::<[u16; LANES], [__m128i; 2]>(bits);
+        let widen = |half| cast(avx2._mm256_slli_epi32::<16>(avx2._mm256_cvtepu16_epi32(half)));
+        [widen(low), widen(high)]
+    }
+    /// [`half_to_f32`] on 8 lanes at a time in integer registers (AVX2
+    /// has no `vcvtph2ps`; F16C is not part of pulp's `V3`): the finite
+    /// magnitudes shifted and multiplied by 2¹¹², infinities and NaNs
+    /// built from their payload, the sign put back.
+    #[inline(always)]
+    fn f16s(self, bits: [u16; LANES]) -> Self::V {
+        let (avx, avx2) = (self.0.avx, self.0.avx2);
+        let [low, high] = cast::<[u16; LANES], [__m128i; 2]>(bits);
+        let two_pow_112 = avx._mm256_set1_ps(f32::from_bits((127 + 112) << 23));
+        let widen = |half| -> __m256 {
+            let wide = avx2._mm256_cvtepu16_epi32(half);
+            let sign = avx2._mm256_slli_epi32::<16>(
+                avx2._mm256_and_si256(wide, avx._mm256_set1_epi32(0x8000)),
+            );
+            let magnitude = avx2._mm256_and_si256(wide, avx._mm256_set1_epi32(0x7FFF));
+            let shifted: __m256 = cast(avx2._mm256_slli_epi32::<13>(magnitude));
+            let finite: __m256i = cast(avx._mm256_mul_ps(shifted, two_pow_112));
+            let payload = avx2._mm256_slli_epi32::<13>(
+                avx2._mm256_and_si256(wide, avx._mm256_set1_epi32(0x03FF)),
+            );
+            let quiet = avx2._mm256_and_si256(
+                avx2._mm256_cmpgt_epi32(payload, avx._mm256_setzero_si256()),
+                avx._mm256_set1_epi32(0x0040_0000),
+            );
+            let special = avx2._mm256_or_si256(
+                avx2._mm256_or_si256(avx._mm256_set1_epi32(0x7F80_0000), payload),
+                quiet,
+            );
+            let is_special = avx2._mm256_cmpgt_epi32(magnitude, avx._mm256_set1_epi32(0x7BFF));
+            let value = avx2._mm256_blendv_epi8(finite, special, is_special);
+            cast(avx2._mm256_or_si256(value, sign))
+        };
+        [widen(low), widen(high)]
+    }
 }
 
 #[cfg(test)]
@@ -286,6 +355,56 @@ mod tests {
             for level in &levels {
                 let got: Vec<u32> = level(pairs).iter().map(|v| v.to_bits()).collect();
                 assert_eq!(got, want, "{first:#06x}");
+            }
+        }
+    }
+
+    /// Every `f16` and `bf16` bit pattern through `f16s` / `bf16s` on each
+    /// level this CPU has equals the scalar conversion bit for bit (for
+    /// `bf16` the shift, which is the `half` crate's conversion except that
+    /// a signaling NaN stays signaling until the first multiply-add).
+    #[test]
+    fn half_lanes_equal_the_scalar_conversions_on_every_level() {
+        type Level = Box<dyn Fn([u16; LANES]) -> ([f32; LANES], [f32; LANES])>;
+        let mut levels: Vec<Level> = vec![Box::new(|b| {
+            (
+                Plain.to_array(Plain.f16s(b)),
+                Plain.to_array(Plain.bf16s(b)),
+            )
+        })];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if let Some(v4) = pulp::x86::V4::try_new() {
+                let s = Avx512(v4);
+                levels.push(Box::new(move |b| {
+                    (s.to_array(s.f16s(b)), s.to_array(s.bf16s(b)))
+                }));
+            }
+            if let Some(v3) = pulp::x86::V3::try_new() {
+                let s = Avx2(v3);
+                levels.push(Box::new(move |b| {
+                    (s.to_array(s.f16s(b)), s.to_array(s.bf16s(b)))
+                }));
+            }
+        }
+        for first in (0..=u16::MAX).step_by(LANES) {
+            let bits: [u16; LANES] = std::array::from_fn(|l| first + l as u16);
+            let halves = bits.map(|b| half_to_f32(b).to_bits());
+            let brains = bits.map(|b| u32::from(b) << 16);
+            for (&b, &wide) in bits.iter().zip(&brains) {
+                let half = crate::tensor::bf16::from_bits(b).to_f32();
+                if !half.is_nan() {
+                    assert_eq!(
+                        half.to_bits(),
+                        wide,
+                        "the shift is the half crate's widening"
+                    );
+                }
+            }
+            for level in &levels {
+                let (f16s, bf16s) = level(bits);
+                assert_eq!(f16s.map(f32::to_bits), halves, "f16 {first:#06x}");
+                assert_eq!(bf16s.map(f32::to_bits), brains, "bf16 {first:#06x}");
             }
         }
     }
