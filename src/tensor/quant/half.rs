@@ -26,14 +26,12 @@ use super::schedule::Rows;
 use crate::tensor::element::{bf16, f16};
 
 mod sealed {
-    /// What the kernel needs of a half-precision element: its bits, and
-    /// how they widen.
-    pub trait Sealed: Copy + Send + Sync + 'static {
+    /// What the kernel needs of a half-precision element: 16 bits it can
+    /// be read as (`Pod`, 2 bytes), and how they widen.
+    pub trait Sealed: bytemuck::Pod + Send + Sync + 'static {
         /// Whether the bits widen by a 16-bit shift (`bf16`) rather than
         /// by the binary16 conversion (`f16`).
         const SHIFTS: bool;
-        /// The element's bits.
-        fn bits(self) -> u16;
     }
 }
 
@@ -54,10 +52,6 @@ pub trait HalfFloat: sealed::Sealed {
 
 impl sealed::Sealed for bf16 {
     const SHIFTS: bool = true;
-    #[inline(always)]
-    fn bits(self) -> u16 {
-        self.to_bits()
-    }
 }
 
 impl HalfFloat for bf16 {
@@ -66,10 +60,6 @@ impl HalfFloat for bf16 {
 
 impl sealed::Sealed for f16 {
     const SHIFTS: bool = false;
-    #[inline(always)]
-    fn bits(self) -> u16 {
-        self.to_bits()
-    }
 }
 
 impl HalfFloat for f16 {
@@ -87,22 +77,34 @@ fn widen<H: HalfFloat, L: Lanes16>(simd: L, bits: [u16; LANES]) -> L::V {
 }
 
 /// A product of [`half_linear`](super::half_linear) for the row schedule:
-/// the weights (`k` per row, row-major) and the activations (`k` per row).
+/// the weights' bits (`k` per row, row-major), the activations (`k` per
+/// row), and `H`, the type the bits are of.
 #[derive(Clone, Copy)]
 pub(crate) struct HalfRows<'a, H> {
-    pub(crate) w: &'a [H],
+    pub(crate) w: &'a [u16],
     pub(crate) x: &'a [f32],
     pub(crate) k: usize,
+    pub(crate) of: core::marker::PhantomData<H>,
 }
 
-/// The last `k % 16` activations of a row, padded with `+0.0` to 16.
+/// One chunk of 16 values of `WN` weight rows (`ws`, bits) and `XN`
+/// activation rows (`xs`) into the running sums: each weight chunk widened
+/// once, `acc[r][i]_l = fma(w_r[l], x_i[l], acc[r][i]_l)`. (No closures
+/// here: a closure would not inherit the instruction set, see
+/// `traverse/simd.rs`.)
 #[inline(always)]
-fn padded(tail: &[f32]) -> [f32; LANES] {
-    let mut out = [0.0; LANES];
-    for (out, &value) in out.iter_mut().zip(tail) {
-        *out = value;
+fn step<H: HalfFloat, L: Lanes16, const WN: usize, const XN: usize>(
+    simd: L,
+    acc: &mut [[L::V; XN]; WN],
+    ws: [[u16; LANES]; WN],
+    xs: [L::V; XN],
+) {
+    for r in 0..WN {
+        let wide = widen::<H, L>(simd, ws[r]);
+        for i in 0..XN {
+            acc[r][i] = simd.mul_add(wide, xs[i], acc[r][i]);
+        }
     }
-    out
 }
 
 /// The dots of `WN` weight rows with `XN` activation rows, `out[r][i] =
@@ -112,43 +114,56 @@ fn padded(tail: &[f32]) -> [f32; LANES] {
 #[inline(always)]
 fn dot_tile<H: HalfFloat, L: Lanes16, const WN: usize, const XN: usize>(
     simd: L,
-    w: [&[H]; WN],
+    w: [&[u16]; WN],
     x: [&[f32]; XN],
 ) -> [[f32; XN]; WN] {
     let mut acc = [[simd.zero(); XN]; WN];
-    let w_chunks = w.map(|row| row.as_chunks::<LANES>());
-    let x_chunks = x.map(|row| row.as_chunks::<LANES>());
-    let chunks = x_chunks[0].0.len();
-    let step = |acc: &mut [[L::V; XN]; WN], ws: [[u16; LANES]; WN], xs: [L::V; XN]| {
-        for (acc, bits) in acc.iter_mut().zip(ws) {
-            let wide = widen::<H, L>(simd, bits);
-            for (acc, &x) in acc.iter_mut().zip(&xs) {
-                *acc = simd.mul_add(wide, x, *acc);
+    let k = x[0].len();
+    let chunks = k / LANES;
+    let mut ws = [[0_u16; LANES]; WN];
+    let mut xs = [simd.zero(); XN];
+    for c in 0..chunks {
+        let at = c * LANES;
+        for i in 0..XN {
+            if let Some(chunk) = x[i].get(at..).and_then(|rest| rest.first_chunk()) {
+                xs[i] = simd.load(chunk);
             }
         }
-    };
-    for c in 0..chunks {
-        let xs = x_chunks.map(|(full, _)| simd.load(&full[c]));
-        let ws = w_chunks.map(|(full, _)| full[c].map(H::bits));
-        step(&mut acc, ws, xs);
-    }
-    if x_chunks[0].1.is_empty() {
-        return acc.map(|row| row.map(|acc| tree(simd.to_array(acc))));
-    }
-    let xs = x_chunks.map(|(_, tail)| simd.load(&padded(tail)));
-    let ws = w_chunks.map(|(_, tail)| {
-        let mut bits = [0; LANES];
-        for (bits, value) in bits.iter_mut().zip(tail) {
-            *bits = value.bits();
+        for r in 0..WN {
+            if let Some(chunk) = w[r].get(at..).and_then(|rest| rest.first_chunk()) {
+                ws[r] = *chunk;
+            }
         }
-        bits
-    });
-    step(&mut acc, ws, xs);
-    acc.map(|row| row.map(|acc| tree(simd.to_array(acc))))
+        step::<H, L, WN, XN>(simd, &mut acc, ws, xs);
+    }
+    let at = chunks * LANES;
+    if at < k {
+        for i in 0..XN {
+            let mut tail = [0.0; LANES];
+            for (slot, &value) in tail.iter_mut().zip(&x[i][at.min(x[i].len())..]) {
+                *slot = value;
+            }
+            xs[i] = simd.load(&tail);
+        }
+        for r in 0..WN {
+            ws[r] = [0; LANES];
+            for (slot, &bits) in ws[r].iter_mut().zip(&w[r][at.min(w[r].len())..]) {
+                *slot = bits;
+            }
+        }
+        step::<H, L, WN, XN>(simd, &mut acc, ws, xs);
+    }
+    let mut out = [[0.0; XN]; WN];
+    for r in 0..WN {
+        for i in 0..XN {
+            out[r][i] = tree(simd.to_array(acc[r][i]));
+        }
+    }
+    out
 }
 
 impl<'a, H: HalfFloat> Rows for HalfRows<'a, H> {
-    type W = &'a [H];
+    type W = &'a [u16];
     type X = &'a [f32];
     #[inline(always)]
     fn weight(self, j: usize) -> Self::W {

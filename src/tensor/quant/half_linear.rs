@@ -81,10 +81,14 @@ pub fn half_linear<H: HalfFloat>(
         .saturating_mul(m.max(1) as u64)
         .saturating_mul(n as u64)
         .saturating_mul(k as u64);
-    let rows = HalfRows {
-        w: &w_values,
+    // 2-byte `Pod` to `u16`: the same size and alignment, a cast that
+    // cannot fail.
+    let w_bits: &[u16] = bytemuck::cast_slice(&w_values);
+    let rows = HalfRows::<H> {
+        w: w_bits,
         x: &x_values,
         k,
+        of: core::marker::PhantomData,
     };
     product(op, rows, [m, n], work)
 }

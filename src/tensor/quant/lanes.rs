@@ -285,45 +285,53 @@ impl Lanes16 for Avx2 {
     }
     #[inline(always)]
     fn bf16s(self, bits: [u16; LANES]) -> Self::V {
-        let avx2 = self.0.avx2;
         let [low, high] = cast::<[u16; LANES], [__m128i; 2]>(bits);
-        let widen = |half| cast(avx2._mm256_slli_epi32::<16>(avx2._mm256_cvtepu16_epi32(half)));
-        [widen(low), widen(high)]
+        [bf16s_8(self.0, low), bf16s_8(self.0, high)]
     }
-    /// [`half_to_f32`] on 8 lanes at a time in integer registers (AVX2
-    /// has no `vcvtph2ps`; F16C is not part of pulp's `V3`): the finite
-    /// magnitudes shifted and multiplied by 2¹¹², infinities and NaNs
-    /// built from their payload, the sign put back.
     #[inline(always)]
     fn f16s(self, bits: [u16; LANES]) -> Self::V {
-        let (avx, avx2) = (self.0.avx, self.0.avx2);
         let [low, high] = cast::<[u16; LANES], [__m128i; 2]>(bits);
-        let two_pow_112 = avx._mm256_set1_ps(f32::from_bits((127 + 112) << 23));
-        let widen = |half| -> __m256 {
-            let wide = avx2._mm256_cvtepu16_epi32(half);
-            let sign = avx2._mm256_slli_epi32::<16>(
-                avx2._mm256_and_si256(wide, avx._mm256_set1_epi32(0x8000)),
-            );
-            let magnitude = avx2._mm256_and_si256(wide, avx._mm256_set1_epi32(0x7FFF));
-            let shifted: __m256 = cast(avx2._mm256_slli_epi32::<13>(magnitude));
-            let finite: __m256i = cast(avx._mm256_mul_ps(shifted, two_pow_112));
-            let payload = avx2._mm256_slli_epi32::<13>(
-                avx2._mm256_and_si256(wide, avx._mm256_set1_epi32(0x03FF)),
-            );
-            let quiet = avx2._mm256_and_si256(
-                avx2._mm256_cmpgt_epi32(payload, avx._mm256_setzero_si256()),
-                avx._mm256_set1_epi32(0x0040_0000),
-            );
-            let special = avx2._mm256_or_si256(
-                avx2._mm256_or_si256(avx._mm256_set1_epi32(0x7F80_0000), payload),
-                quiet,
-            );
-            let is_special = avx2._mm256_cmpgt_epi32(magnitude, avx._mm256_set1_epi32(0x7BFF));
-            let value = avx2._mm256_blendv_epi8(finite, special, is_special);
-            cast(avx2._mm256_or_si256(value, sign))
-        };
-        [widen(low), widen(high)]
+        [f16s_8(self.0, low), f16s_8(self.0, high)]
     }
+}
+
+/// 8 `bf16` bits to `f32` on AVX2: widened to 32 bits, shifted up by 16.
+/// (Helpers, not closures: a closure would not inherit the instruction set.)
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn bf16s_8(simd: pulp::x86::V3, bits: __m128i) -> __m256 {
+    let avx2 = simd.avx2;
+    cast(avx2._mm256_slli_epi32::<16>(avx2._mm256_cvtepu16_epi32(bits)))
+}
+
+/// [`half_to_f32`] on 8 lanes in AVX2's integer registers (AVX2 has no
+/// `vcvtph2ps`; F16C is not part of pulp's `V3`): the finite magnitudes
+/// shifted and multiplied by 2¹¹², infinities and NaNs built from their
+/// payload (quiet bit set when there is one), the sign put back.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn f16s_8(simd: pulp::x86::V3, bits: __m128i) -> __m256 {
+    let (avx, avx2) = (simd.avx, simd.avx2);
+    let two_pow_112 = avx._mm256_set1_ps(f32::from_bits((127 + 112) << 23));
+    let wide = avx2._mm256_cvtepu16_epi32(bits);
+    let sign =
+        avx2._mm256_slli_epi32::<16>(avx2._mm256_and_si256(wide, avx._mm256_set1_epi32(0x8000)));
+    let magnitude = avx2._mm256_and_si256(wide, avx._mm256_set1_epi32(0x7FFF));
+    let shifted: __m256 = cast(avx2._mm256_slli_epi32::<13>(magnitude));
+    let finite: __m256i = cast(avx._mm256_mul_ps(shifted, two_pow_112));
+    let payload =
+        avx2._mm256_slli_epi32::<13>(avx2._mm256_and_si256(wide, avx._mm256_set1_epi32(0x03FF)));
+    let quiet = avx2._mm256_and_si256(
+        avx2._mm256_cmpgt_epi32(payload, avx._mm256_setzero_si256()),
+        avx._mm256_set1_epi32(0x0040_0000),
+    );
+    let special = avx2._mm256_or_si256(
+        avx2._mm256_or_si256(avx._mm256_set1_epi32(0x7F80_0000), payload),
+        quiet,
+    );
+    let is_special = avx2._mm256_cmpgt_epi32(magnitude, avx._mm256_set1_epi32(0x7BFF));
+    let value = avx2._mm256_blendv_epi8(finite, special, is_special);
+    cast(avx2._mm256_or_si256(value, sign))
 }
 
 #[cfg(test)]
