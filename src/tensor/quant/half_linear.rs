@@ -15,7 +15,11 @@ use crate::tensor::array::borrow::AsView;
 /// `[768, 768]` attention matrices (below 2.1 M weights) stay on the
 /// calling thread. Twice the block kernel's weight: a half weight moves
 /// 2 bytes against a `Q8_0` weight's 1.06, so its product is worth
-/// splitting from half the size.
+/// splitting from half the size. Measured on the GPT-2 small bf16 decode
+/// (2 vCPUs shared with another build, 2026-12-03, 2 threads): 1 (only
+/// the head threaded) 48-55 tokens/s, 2 41-53, 4 (`c_attn` threaded too)
+/// 42-63; no difference above the machine's noise, so the middle value,
+/// the one that splits the largest layer matrices and no smaller ones.
 const FLOPS_PER_WEIGHT: u64 = 2;
 
 /// `x · Wᵀ`: `[m, k] x [n, k]ᵀ -> [m, n]`, the product of `f32` activations
