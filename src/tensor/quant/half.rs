@@ -37,7 +37,7 @@ mod sealed {
 
 /// The half-precision weight types [`half_linear`](super::half_linear)
 /// reads: [`bf16`] (Google Brain's bfloat16: 1 sign, 8 exponent and 7
-/// mantissa bits, the top half of an IEEE 754 binary32) and [`f16`] (IEEE
+/// mantissa bits, the top half of an IEEE 754 binary32) and [`f16`](struct@f16) (IEEE
 /// 754-2008 binary16: 1, 5 and 10 bits). Both widen to `f32` exactly;
 /// sealed: the kernel has a widening for these two only.
 ///

@@ -41,7 +41,7 @@ const FLOPS_PER_WEIGHT: u64 = 2;
 /// the end (the order of [`linear`](super::linear) without the block
 /// scales). The result is bit-identical for every thread count, SIMD level
 /// and layout of `x` and `W`; it differs from `x · widen(W)ᵀ` computed by
-/// [`matmul`](crate::tensor::matmul) by rounding only (the order differs).
+/// [`matmul`](crate::tensor::ops::matmul) by rounding only (the order differs).
 ///
 /// Threads: rayon's current pool, over blocks of weight rows (`n`), one
 /// contiguous block per thread when decoding; products below 2.1 M weights
