@@ -80,7 +80,8 @@
 //!   by default): a bounds-checked GGUF v2/v3 reader (typed metadata, tensor
 //!   infos, tensors borrowed as views or `Q8_0` / `Q4_0` / `Q4_1` blocks),
 //!   `dequantize`, and `x · Wᵀ` straight from the blocks
-//!   ([`linear`](tensor::quant::linear)).
+//!   ([`linear`](tensor::quant::linear)) or from `bf16` / `f16` weights
+//!   ([`half_linear`](tensor::quant::half_linear)).
 //! - **Training** ([`train`]): AdamW with `torch.optim.AdamW`'s update,
 //!   PyTorch's global-norm gradient clipping, a warmup + cosine schedule.
 //! - **Errors** ([`Error`]): one enum for the crate.

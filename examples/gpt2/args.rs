@@ -4,6 +4,7 @@
 mod flags;
 pub use flags::FlagsError;
 
+use crate::weights::Storage;
 use std::path::PathBuf;
 
 /// What to run.
@@ -19,6 +20,9 @@ pub struct Args {
     /// any float dtype (`F16`, `BF16`, `F32`, `F64`), converted once where it
     /// is not the compute type.
     pub f64: bool,
+    /// How the linear layers' matrices and the head are stored
+    /// (`--weights f32|bf16|f16`; half precision needs f32 compute).
+    pub weights: Storage,
     /// Where to write the chosen logits (`--logits-out`).
     pub logits_out: Option<PathBuf>,
     /// Threads (`--threads`, 1 to [`MAX_THREADS`]); none: rayon's default
@@ -30,13 +34,17 @@ pub struct Args {
 /// slow a decoder down, and starting a hundred thousand takes minutes.
 pub const MAX_THREADS: usize = 256;
 
-pub const USAGE: &str = "usage: gpt2 [--model PATH --tokens ID,ID,...] [--generate N] [--dtype f32|f64] [--logits-out FILE] [--threads N]
+pub const USAGE: &str = "usage: gpt2 [--model PATH --tokens ID,ID,...] [--generate N] [--dtype f32|f64] [--weights f32|bf16|f16] [--logits-out FILE] [--threads N]
   no --model: check the committed 2-layer fixture against transformers, then time GPT-2 small (seeded weights)
   --model PATH      a Hugging Face GPT-2 safetensors file (F16, BF16, F32 or F64); its config.json
                     (for n_head) must sit beside it, unless the width is GPT-2's 768/1024/1280/1600
   --tokens IDS      the prompt's token ids (default with --model: 464,2068,7586,21831, \"The quick brown fox\")
   --generate N      new tokens (default 16 with --model, 64 without)
   --dtype f32|f64   the compute type (default f32); any stored float dtype is converted once
+  --weights f32|bf16|f16
+                    how the layers' matrices and the head are kept (default f32, the compute type):
+                    bf16 / f16 round them once and multiply straight from half precision (f32 compute
+                    only; the self-check then runs the fixture stored in that precision)
   --logits-out FILE write the logits of every generated step, [steps, vocab] f32 safetensors
   --threads N       1 to 256 threads (default: RAYON_NUM_THREADS, else every core)";
 
@@ -53,6 +61,7 @@ pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Args,
             "--tokens",
             "--generate",
             "--dtype",
+            "--weights",
             "--logits-out",
             "--threads",
         ],
@@ -61,8 +70,8 @@ pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Args,
 }
 
 /// The flags' values (in [`parse`]'s order) as [`Args`]; `Err` is one sentence.
-fn interpret(values: [Option<String>; 6]) -> Result<Args, String> {
-    let [model, tokens, generate, dtype, logits_out, threads] = values;
+fn interpret(values: [Option<String>; 7]) -> Result<Args, String> {
+    let [model, tokens, generate, dtype, weights, logits_out, threads] = values;
     let count = |flag: &str, value: &str| -> Result<usize, String> {
         value
             .parse()
@@ -88,6 +97,17 @@ fn interpret(values: [Option<String>; 6]) -> Result<Args, String> {
         Some("f64") => true,
         Some(other) => return Err(format!("--dtype is f32 or f64, got `{other}`")),
     };
+    let weights = match weights.as_deref() {
+        None | Some("f32") => Storage::Compute,
+        Some("bf16") => Storage::Bf16,
+        Some("f16") => Storage::F16,
+        Some(other) => return Err(format!("--weights is f32, bf16 or f16, got `{other}`")),
+    };
+    if f64 && weights != Storage::Compute {
+        return Err(
+            "--weights bf16 and f16 need --dtype f32 (the half kernel computes in f32)".to_string(),
+        );
+    }
     let threads = threads.map(|n| count("--threads", &n)).transpose()?;
     if threads == Some(0) {
         return Err("--threads needs at least 1".to_string());
@@ -102,6 +122,7 @@ fn interpret(values: [Option<String>; 6]) -> Result<Args, String> {
         tokens,
         generate: generate.map(|n| count("--generate", &n)).transpose()?,
         f64,
+        weights,
         logits_out: logits_out.map(PathBuf::from),
         threads,
     })

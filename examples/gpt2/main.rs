@@ -5,8 +5,10 @@
 //! committed 2-layer fixture against the logits transformers computed for
 //! it, then times GPT-2 small's full configuration (seeded weights built in
 //! memory) on a 32-token prompt and 64 generated tokens.
-//! `--model PATH` runs a Hugging Face GPT-2 safetensors file instead; see
-//! `--help` for the flags.
+//! `--model PATH` runs a Hugging Face GPT-2 safetensors file instead;
+//! `--weights bf16` (or `f16`) keeps the layers' matrices and the head in
+//! half precision and multiplies straight from them (`half_linear`), half
+//! the bytes per decoded token; see `--help` for the flags.
 
 mod args;
 mod config;
@@ -27,7 +29,7 @@ use llm_from_scratch::tensor::weights::{AlignedBytes, SafetensorsWriter, Weights
 use model::{Gpt2, KvCache};
 use report::{last_level_cache, mib, peak_rss, read_bandwidth};
 use std::process::ExitCode;
-use weights::{Element, ModelError, Params};
+use weights::{Element, ModelError, Params, Storage};
 
 /// The fixture check passes below this max |ours - transformers| in f32.
 const TOLERANCE: f64 = 1e-4;
@@ -83,11 +85,21 @@ fn main() -> ExitCode {
 
 /// No `--model`: the fixture check, then the GPT-2 small speed run.
 fn self_check<F: Element>(args: &Args) -> Result<bool, ModelError> {
-    let verdict = verify::verify::<F>()?;
+    let verdict = verify::verify::<F>(args.weights)?;
     let c = verdict.config;
     println!(
-        "fixture ({} layers, {} heads, {} wide, vocab {}): {} prompt positions and {} greedy steps against transformers",
-        c.layers, c.heads, c.width, c.vocab, verdict.prompt_positions, verdict.steps
+        "fixture ({} layers, {} heads, {} wide, vocab {}{}): {} prompt positions and {} greedy steps against transformers",
+        c.layers,
+        c.heads,
+        c.width,
+        c.vocab,
+        match args.weights {
+            Storage::Compute => "",
+            Storage::Bf16 => ", bf16 weights",
+            Storage::F16 => ", f16 weights",
+        },
+        verdict.prompt_positions,
+        verdict.steps
     );
     let passed = verdict.max_error <= TOLERANCE && verdict.same_tokens;
     println!(
@@ -98,15 +110,20 @@ fn self_check<F: Element>(args: &Args) -> Result<bool, ModelError> {
     );
     let config = Config::SMALL;
     println!(
-        "\nGPT-2 small, seeded weights: {} layers, {} heads, {} wide, vocab {}, {:.1}M parameters ({})",
+        "\nGPT-2 small, seeded weights: {} layers, {} heads, {} wide, vocab {}, {:.1}M parameters ({}{})",
         config.layers,
         config.heads,
         config.width,
         config.vocab,
         config.parameters() as f64 / 1e6,
-        if size_of::<F>() == 4 { "f32" } else { "f64" }
+        if size_of::<F>() == 4 { "f32" } else { "f64" },
+        match args.weights {
+            Storage::Compute => "",
+            Storage::Bf16 => "; matrices and head bf16",
+            Storage::F16 => "; matrices and head f16",
+        }
     );
-    let params = Params::<F>::seeded(config, 2024)?;
+    let params = Params::<F>::seeded(config, 2024)?.into_storage(args.weights)?;
     let prompt: Vec<usize> = (0..32).map(|i| (i * 7919 + 13) % config.vocab).collect();
     let steps = args.generate.unwrap_or(64);
     let passed_speed = run(&params, &prompt, steps, args)?;
@@ -137,7 +154,7 @@ fn run_file<F: Element>(args: &Args) -> Result<bool, ModelError> {
             ))
         })?;
     let config = weights::config_of(&weights, heads)?;
-    let params = Params::<F>::from_file(&weights, config)?;
+    let params = Params::<F>::from_file(&weights, config)?.into_storage(args.weights)?;
     println!(
         "{}: {} layers, {} heads, {} wide, vocab {}, context {}; {:.1} MiB of parameters, {:.1} MiB copied out of the file",
         path.display(),

@@ -5,12 +5,14 @@
 //! `x += attn(ln_1(x))`, `x += mlp(ln_2(x))`; `attn` splits the packed
 //! `c_attn` projection into Q, K, V and heads with views, appends K and V
 //! to the cache, and merges the heads back; `mlp` is `c_fc`, GELU (the tanh
-//! approximation, `gelu_new`) and `c_proj`. Layer norm's epsilon is 1e-5,
+//! approximation, `gelu_new`) and `c_proj`; with `--weights bf16|f16` the
+//! four matrices and the head are products with half-precision weights
+//! (`half_linear`, f32 activations). Layer norm's epsilon is 1e-5,
 //! scores are divided by `sqrt(D)`, the mask is causal, and the LM head is
 //! `wte` (tied): `logits = ln_f(x) · wteᵀ`, read as a transposed view.
 
 use crate::config::{Config, LAYER_NORM_EPS};
-use crate::weights::{Element, ModelError, Params};
+use crate::weights::{Element, Linear, ModelError, Params};
 use llm_from_scratch::prelude::*;
 
 /// Keys and values of every layer for positions `0..len`, preallocated for
@@ -75,13 +77,25 @@ pub fn layer_norm<F: Element>(
     x.layer_norm(&gain, &bias, LAYER_NORM_EPS)
 }
 
-/// `x · W + b` for a Conv1D layer (`W` stored `[in, out]`).
+/// `x · W` for a Conv1D layer's weight: `matmul` of `[in, out]` in the
+/// compute type, or `half_linear` of `[out, in]` in half precision.
+fn project<F: Element>(
+    x: &impl AsView<2, F>,
+    weight: Linear<'_, F>,
+) -> Result<Tensor<2, F>, ModelError> {
+    match weight {
+        Linear::Dense(w) => Ok(matmul(x, &w)?),
+        Linear::Half(w) => F::half_linear(x.as_view(), w),
+    }
+}
+
+/// `x · W + b` for a Conv1D layer.
 fn linear<F: Element>(
     x: &impl AsView<2, F>,
-    weight: View<'_, 2, F>,
+    weight: Linear<'_, F>,
     bias: View<'_, 1, F>,
-) -> Result<Tensor<2, F>, Error> {
-    let mut out = matmul(x, &weight)?;
+) -> Result<Tensor<2, F>, ModelError> {
+    let mut out = project(x, weight)?;
     out.view_mut().zip_map_inplace(&bias, |v, b| v + b)?;
     Ok(out)
 }
@@ -112,7 +126,7 @@ impl<F: Element> Gpt2<'_, F> {
             });
         }
         // Token and position embeddings: a gather of `wte` rows, plus `wpe` rows in place.
-        let mut x = index_select(&self.params.matrix("wte.weight"), 0, tokens)?; // [T, C]
+        let mut x = self.params.embed(tokens)?; // [T, C]
         let positions = self
             .params
             .matrix("wpe.weight")
@@ -132,14 +146,14 @@ impl<F: Element> Gpt2<'_, F> {
                 self.params.vector(&name("ln_2.weight")),
                 self.params.vector(&name("ln_2.bias")),
             )?;
-            let mut hidden = matmul(&h, &self.params.matrix(&name("mlp.c_fc.weight")))?; // [T, 4C]
+            let mut hidden = project(&h, self.params.linear(&name("mlp.c_fc.weight")))?; // [T, 4C]
             let fc_bias = self.params.vector(&name("mlp.c_fc.bias"));
             hidden
                 .view_mut()
                 .zip_map_inplace(&fc_bias, |v, b| gelu(v + b))?;
             let out = linear(
                 &hidden,
-                self.params.matrix(&name("mlp.c_proj.weight")),
+                self.params.linear(&name("mlp.c_proj.weight")),
                 self.params.vector(&name("mlp.c_proj.bias")),
             )?;
             x.view_mut().zip_map_inplace(&out, |v, o| v + o)?;
@@ -167,7 +181,7 @@ impl<F: Element> Gpt2<'_, F> {
         let name = |suffix: &str| format!("h.{layer}.{suffix}");
         let qkv = linear(
             h,
-            self.params.matrix(&name("attn.c_attn.weight")),
+            self.params.linear(&name("attn.c_attn.weight")),
             self.params.vector(&name("attn.c_attn.bias")),
         )?;
         // Q, K, V: thirds of the packed [T, 3C] row, each split into heads with no copy.
@@ -195,7 +209,7 @@ impl<F: Element> Gpt2<'_, F> {
         // Merge heads: [H, T, D] -> [T, H, D] -> [T, C]; a view when T = 1,
         // one copy otherwise (the strides of the permuted heads do not chain).
         let merged = heads_out.view().permute([1, 0, 2])?;
-        let proj_w = self.params.matrix(&name("attn.c_proj.weight"));
+        let proj_w = self.params.linear(&name("attn.c_proj.weight"));
         let proj_b = self.params.vector(&name("attn.c_proj.bias"));
         Ok(match merged.reshape_strided([t, heads * d]) {
             Ok(rows) => linear(&rows, proj_w, proj_b)?,
@@ -208,12 +222,12 @@ impl<F: Element> Gpt2<'_, F> {
     }
 
     /// The logits `[rows, V]` of hidden states `[rows, C]`: `x · wteᵀ`, the
-    /// tied LM head read as a transposed view of `wte`.
+    /// tied LM head read as a transposed view of `wte` (or `wte` `[V, C]`
+    /// itself in half precision).
     ///
     /// # Errors
     /// An allocation failure.
     pub fn logits(&self, hidden: &impl AsView<2, F>) -> Result<Tensor<2, F>, ModelError> {
-        let wte = self.params.matrix("wte.weight");
-        Ok(matmul(hidden, &wte.transpose(0, 1)?)?)
+        project(hidden, self.params.head()?)
     }
 }

@@ -7,7 +7,7 @@ use crate::config::Config;
 use crate::generate::{Keep, generate};
 use crate::model::{Gpt2, KvCache};
 use crate::verify::{fixture_dir, verify, verify_dir};
-use crate::weights::{ModelError, Params, config_of};
+use crate::weights::{ModelError, Params, Storage, config_of};
 use llm_from_scratch::prelude::*;
 use llm_from_scratch::tensor::weights::{AlignedBytes, Weights};
 use safetensors::tensor::TensorView;
@@ -67,10 +67,10 @@ fn load_error(buffer: &AlignedBytes) -> ModelError {
 
 #[test]
 fn the_cached_decoder_matches_transformers_in_f32_and_f64() {
-    let f32_run = verify::<f32>().expect("the fixture runs");
+    let f32_run = verify::<f32>(Storage::Compute).expect("the fixture runs");
     assert!(f32_run.max_error <= 1e-4, "f32: {:e}", f32_run.max_error);
     assert!(f32_run.same_tokens);
-    let f64_run = verify::<f64>().expect("the fixture runs");
+    let f64_run = verify::<f64>(Storage::Compute).expect("the fixture runs");
     // f64 against transformers run in float64: only summation order differs.
     assert!(f64_run.max_error <= 1e-9, "f64: {:e}", f64_run.max_error);
     assert!(f64_run.same_tokens);
@@ -261,6 +261,23 @@ fn bad_flags_are_one_sentence() {
         Some(256)
     );
     assert!(parse(&["--frobnicate"]).unwrap_err().contains("unknown"));
+    assert_eq!(
+        parse(&["--weights", "f8"]).unwrap_err(),
+        "--weights is f32, bf16 or f16, got `f8`"
+    );
+    assert!(
+        parse(&["--weights", "bf16", "--dtype", "f64"])
+            .unwrap_err()
+            .contains("need --dtype f32")
+    );
+    for (flag, storage) in [
+        ("f32", Storage::Compute),
+        ("bf16", Storage::Bf16),
+        ("f16", Storage::F16),
+    ] {
+        assert_eq!(parse(&["--weights", flag]).expect("valid").weights, storage);
+    }
+    assert_eq!(parse(&[]).expect("valid").weights, Storage::Compute);
     let ok = parse(&[
         "--model",
         "m.safetensors",
@@ -288,14 +305,16 @@ fn half_precision_checkpoints_match_transformers_on_the_same_rounded_weights() {
     // transformers ran the stored F16 / BF16 weights widened to f32 (and to
     // f64); we compute in f32 (and f64) from the same stored values.
     for name in ["gpt2_f16", "gpt2_bf16"] {
-        let f32_run = verify_dir::<f32>(&sibling(name)).expect("the fixture runs");
+        let f32_run =
+            verify_dir::<f32>(&sibling(name), Storage::Compute).expect("the fixture runs");
         assert!(
             f32_run.max_error <= 1e-4,
             "{name} f32: {:e}",
             f32_run.max_error
         );
         assert!(f32_run.same_tokens, "{name}");
-        let f64_run = verify_dir::<f64>(&sibling(name)).expect("the fixture runs");
+        let f64_run =
+            verify_dir::<f64>(&sibling(name), Storage::Compute).expect("the fixture runs");
         assert!(
             f64_run.max_error <= 1e-9,
             "{name} f64: {:e}",
@@ -306,12 +325,51 @@ fn half_precision_checkpoints_match_transformers_on_the_same_rounded_weights() {
 }
 
 #[test]
+fn half_weights_match_transformers_on_the_fixture_stored_in_that_precision() {
+    // `--weights bf16|f16`: the matrices and the head multiplied straight
+    // from half precision (`half_linear`). On the fixtures stored in that
+    // precision the kept values are the ones transformers ran (widened to
+    // f32), so only the summation order differs: the f32 tolerance holds.
+    for storage in [Storage::Bf16, Storage::F16] {
+        let run = verify::<f32>(storage).expect("the fixture runs");
+        assert!(run.max_error <= 1e-4, "{storage:?}: {:e}", run.max_error);
+        assert!(run.same_tokens, "{storage:?}");
+    }
+    // The f32 fixture rounded to bf16 at load: the logits move by the
+    // weights' rounding (8 significant bits), not by 1e-4.
+    let rounded = verify_dir::<f32>(&fixture_dir(), Storage::Bf16).expect("the fixture runs");
+    assert!(rounded.max_error > 1e-4, "{:e}", rounded.max_error);
+    assert!(rounded.max_error < 0.1, "{:e}", rounded.max_error);
+}
+
+#[test]
+fn half_storage_holds_the_matrices_in_two_bytes_and_needs_f32() {
+    let buffer = fixture_bytes();
+    let weights = Weights::parse(buffer.as_bytes()).expect("valid");
+    let config = config_of(&weights, 4).expect("shapes");
+    let full = Params::<f32>::from_file(&weights, config).expect("loads");
+    let all = full.bytes();
+    let half = Params::<f32>::from_file(&weights, config)
+        .and_then(|p| p.into_storage(Storage::Bf16))
+        .expect("converts");
+    // wte and the 4 matrices of each layer: 2 bytes a value instead of 4.
+    let (c, v) = (config.width, config.vocab);
+    let moved = v * c + config.layers * 12 * c * c;
+    assert_eq!(half.bytes(), all - 2 * moved);
+    let error = Params::<f64>::from_file(&weights, config)
+        .and_then(|p| p.into_storage(Storage::F16))
+        .err()
+        .expect("f64 compute refuses half weights");
+    assert!(matches!(error, ModelError::HalfNeedsF32), "{error}");
+}
+
+#[test]
 fn an_f64_checkpoint_runs_in_f64_borrowed_and_in_f32_converted() {
     let dir = sibling("gpt2_f64");
-    let f64_run = verify_dir::<f64>(&dir).expect("the fixture runs");
+    let f64_run = verify_dir::<f64>(&dir, Storage::Compute).expect("the fixture runs");
     assert!(f64_run.max_error <= 1e-9, "f64: {:e}", f64_run.max_error);
     assert!(f64_run.same_tokens);
-    let f32_run = verify_dir::<f32>(&dir).expect("the fixture runs");
+    let f32_run = verify_dir::<f32>(&dir, Storage::Compute).expect("the fixture runs");
     assert!(f32_run.max_error <= 1e-4, "f32: {:e}", f32_run.max_error);
     assert!(f32_run.same_tokens);
 

@@ -5,7 +5,7 @@
 use crate::config::Config;
 use crate::generate::{Keep, generate};
 use crate::model::{Gpt2, KvCache};
-use crate::weights::{Element, ModelError, Params, config_of};
+use crate::weights::{Element, ModelError, Params, Storage, config_of};
 use llm_from_scratch::tensor::weights::{AlignedBytes, Weights};
 use std::path::{Path, PathBuf};
 
@@ -25,22 +25,31 @@ pub struct Verdict {
 }
 
 /// Runs the committed fixture model in precision `F` and compares it with
-/// transformers' logits (see [`verify_dir`]).
+/// transformers' logits (see [`verify_dir`]). With half-precision weights
+/// it runs the fixture whose weights are stored in that precision
+/// (`gpt2_bf16`, `gpt2_f16`: transformers ran the same rounded values
+/// widened to f32), so the comparison is as tight as for f32.
 ///
 /// # Errors
 /// As [`verify_dir`].
-pub fn verify<F: Element>() -> Result<Verdict, ModelError> {
-    verify_dir::<F>(&fixture_dir())
+pub fn verify<F: Element>(storage: Storage) -> Result<Verdict, ModelError> {
+    let dir = match storage {
+        Storage::Compute => fixture_dir(),
+        Storage::Bf16 => fixture_dir().with_file_name("gpt2_bf16"),
+        Storage::F16 => fixture_dir().with_file_name("gpt2_f16"),
+    };
+    verify_dir::<F>(&dir, storage)
 }
 
 /// Runs the model of a fixture directory (`model.safetensors` in any float
 /// dtype, `reference.safetensors`, `config.json`) computing in `F`, and
 /// compares it with the reference: `prompt_logits` and, where present,
 /// `step_logits`, or their `_f64` twins when `F` is f64 and they exist.
+/// The matrices are kept in `storage` ([`Params::into_storage`]).
 ///
 /// # Errors
 /// A missing or unreadable fixture file, or a failed forward pass.
-pub fn verify_dir<F: Element>(dir: &Path) -> Result<Verdict, ModelError> {
+pub fn verify_dir<F: Element>(dir: &Path, storage: Storage) -> Result<Verdict, ModelError> {
     let read = |name: &str| {
         AlignedBytes::read(dir.join(name))
             .map_err(|e| ModelError::Io(format!("{}: {e}", dir.join(name).display())))
@@ -51,7 +60,7 @@ pub fn verify_dir<F: Element>(dir: &Path) -> Result<Verdict, ModelError> {
     let reference = Weights::parse(reference_bytes.as_bytes()).map_err(ModelError::File)?;
     let heads = Config::heads_from_json(dir).unwrap_or(4);
     let config = config_of(&weights, heads)?;
-    let params = Params::<F>::from_file(&weights, config)?;
+    let params = Params::<F>::from_file(&weights, config)?.into_storage(storage)?;
     let model = Gpt2 { params: &params };
 
     let ids = |name: &str| -> Result<Vec<usize>, ModelError> {

@@ -16,7 +16,9 @@ mod prng;
 
 use crate::config::Config;
 use llm_from_scratch::prelude::*;
+use llm_from_scratch::tensor::quant::half_linear;
 use llm_from_scratch::tensor::weights::{SafetensorsElement, Weights};
+use llm_from_scratch::tensor::{bf16, f16};
 use std::collections::BTreeMap;
 use thiserror::Error;
 
@@ -63,6 +65,10 @@ pub enum ModelError {
     /// The prompt does not fit the context.
     #[error("the prompt has {length} tokens, the model's context is {context}")]
     PromptTooLong { length: usize, context: usize },
+    /// Half-precision weights (`--weights bf16|f16`) with a compute type
+    /// other than f32: the half kernel's activations are f32.
+    #[error("half-precision weights need f32 compute (--dtype f32)")]
+    HalfNeedsF32,
     /// A tensor operation failed (a token id past the vocabulary, an allocation).
     #[error(transparent)]
     Tensor(#[from] Error),
@@ -87,10 +93,52 @@ impl<const R: usize, F> Param<'_, R, F> {
     }
 }
 
+/// How the linear layers' matrices and the tied head `wte` are stored
+/// (`--weights`): in the compute type, or in half precision (the rest,
+/// `wpe`, layer norms and biases, stays in the compute type).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Storage {
+    /// In the compute type, as the file or the seed gives them.
+    Compute,
+    /// `bf16` (Google Brain's bfloat16), rounded once to nearest even.
+    Bf16,
+    /// `f16` (IEEE 754 binary16), rounded once to nearest even.
+    F16,
+}
+
+/// A matrix kept in half precision, stored `[out, in]` (PyTorch Linear's
+/// layout, what `half_linear` reads): the Conv1D weights transposed once
+/// at load, `wte` as it is (`[V, C]` is the head's `[out, in]`).
+pub enum HalfMatrix {
+    Bf16(Tensor<2, bf16>),
+    F16(Tensor<2, f16>),
+}
+
+impl HalfMatrix {
+    /// Its values.
+    pub fn len(&self) -> usize {
+        match self {
+            HalfMatrix::Bf16(w) => w.len(),
+            HalfMatrix::F16(w) => w.len(),
+        }
+    }
+}
+
+/// A linear layer's weight as the forward pass reads it.
+#[derive(Clone, Copy)]
+pub enum Linear<'p, F> {
+    /// `[in, out]` in the compute type: `x · W` by `matmul`.
+    Dense(View<'p, 2, F>),
+    /// `[out, in]` in half precision: `x · Wᵀ` by `half_linear`.
+    Half(&'p HalfMatrix),
+}
+
 /// Every parameter by its name without the `transformer.` prefix.
 pub struct Params<'b, F> {
     pub config: Config,
     matrices: BTreeMap<String, Param<'b, 2, F>>,
+    /// The matrices [`Params::into_storage`] moved to half precision.
+    halves: BTreeMap<String, HalfMatrix>,
     vectors: BTreeMap<String, Param<'b, 1, F>>,
     /// Bytes of parameters copied out of the file (0 for f32 from an aligned file).
     pub copied_bytes: usize,
@@ -202,6 +250,7 @@ impl<'b, F: Element> Params<'b, F> {
         let mut params = Params {
             config,
             matrices: BTreeMap::new(),
+            halves: BTreeMap::new(),
             vectors: BTreeMap::new(),
             copied_bytes: 0,
         };
@@ -232,6 +281,7 @@ impl<'b, F: Element> Params<'b, F> {
         let mut params = Params {
             config,
             matrices: BTreeMap::new(),
+            halves: BTreeMap::new(),
             vectors: BTreeMap::new(),
             copied_bytes: 0,
         };
@@ -248,7 +298,86 @@ impl<'b, F: Element> Params<'b, F> {
         Ok(params)
     }
 
-    /// The matrix `name` (present: checked when the parameters were built).
+    /// The parameters with the linear layers' matrices and `wte` in
+    /// `storage`: for half precision each is rounded once (to nearest
+    /// even), the Conv1D ones transposed to `[out, in]`, and the
+    /// compute-type copy dropped.
+    ///
+    /// # Errors
+    /// [`ModelError::HalfNeedsF32`] for half precision unless `F` is f32;
+    /// an allocation failure.
+    pub fn into_storage(mut self, storage: Storage) -> Result<Self, ModelError> {
+        if storage == Storage::Compute {
+            return Ok(self);
+        }
+        if size_of::<F>() != 4 {
+            return Err(ModelError::HalfNeedsF32);
+        }
+        let mut names = vec!["wte.weight".to_string()];
+        for i in 0..self.config.layers {
+            for suffix in [
+                "attn.c_attn.weight",
+                "attn.c_proj.weight",
+                "mlp.c_fc.weight",
+                "mlp.c_proj.weight",
+            ] {
+                names.push(format!("h.{i}.{suffix}"));
+            }
+        }
+        for name in names {
+            let Some(param) = self.matrices.remove(&name) else {
+                unreachable!("{name} is checked on load")
+            };
+            let view = param.view();
+            let out_in = if name == "wte.weight" {
+                view
+            } else {
+                view.transpose(0, 1)?
+            };
+            let half = match storage {
+                Storage::Bf16 => HalfMatrix::Bf16(out_in.cast()?),
+                _ => HalfMatrix::F16(out_in.cast()?),
+            };
+            self.halves.insert(name, half);
+        }
+        Ok(self)
+    }
+
+    /// The weight of the linear layer `name` (a Conv1D weight's name).
+    pub fn linear(&self, name: &str) -> Linear<'_, F> {
+        match self.halves.get(name) {
+            Some(half) => Linear::Half(half),
+            None => Linear::Dense(self.matrix(name)),
+        }
+    }
+
+    /// The tied LM head: `wte` as `[C, V]` (a transposed view), or `[V, C]`
+    /// in half precision.
+    ///
+    /// # Errors
+    /// None in practice (a transpose of a rank-2 view).
+    pub fn head(&self) -> Result<Linear<'_, F>, Error> {
+        Ok(match self.halves.get("wte.weight") {
+            Some(half) => Linear::Half(half),
+            None => Linear::Dense(self.matrix("wte.weight").transpose(0, 1)?),
+        })
+    }
+
+    /// The token embeddings `[T, C]`: rows of `wte` (widened, exactly, when
+    /// it is kept in half precision).
+    ///
+    /// # Errors
+    /// A token id past the vocabulary; an allocation failure.
+    pub fn embed(&self, tokens: &[usize]) -> Result<Tensor<2, F>, Error> {
+        match self.halves.get("wte.weight") {
+            Some(HalfMatrix::Bf16(wte)) => index_select(wte, 0, tokens)?.cast(),
+            Some(HalfMatrix::F16(wte)) => index_select(wte, 0, tokens)?.cast(),
+            None => index_select(&self.matrix("wte.weight"), 0, tokens),
+        }
+    }
+
+    /// The matrix `name` (present: checked when the parameters were built;
+    /// not one moved to half precision).
     pub fn matrix(&self, name: &str) -> View<'_, 2, F> {
         self.matrices
             .get(name)
@@ -268,7 +397,8 @@ impl<'b, F: Element> Params<'b, F> {
     pub fn bytes(&self) -> usize {
         let matrices: usize = self.matrices.values().map(|p| p.view().len()).sum();
         let vectors: usize = self.vectors.values().map(|p| p.view().len()).sum();
-        (matrices + vectors) * size_of::<F>()
+        let halves: usize = self.halves.values().map(HalfMatrix::len).sum();
+        (matrices + vectors) * size_of::<F>() + halves * 2
     }
 }
 
@@ -324,6 +454,26 @@ fn read<'b, const R: usize, F: Element>(
 /// The element types a model computes in: floats the crate's reductions,
 /// softmax and matmul compute in, which a safetensors file can also store
 /// (so a parameter stored in the compute type is borrowed, not copied).
-pub trait Element: Float + llm_from_scratch::tensor::Element + SafetensorsElement {}
+pub trait Element: Float + llm_from_scratch::tensor::Element + SafetensorsElement {
+    /// `x · Wᵀ` for a half-precision `W` `[out, in]` (`half_linear`:
+    /// f32 activations and accumulation).
+    ///
+    /// # Errors
+    /// [`ModelError::HalfNeedsF32`] unless `Self` is f32; the kernel's errors.
+    fn half_linear(x: View<'_, 2, Self>, w: &HalfMatrix) -> Result<Tensor<2, Self>, ModelError>;
+}
 
-impl<F: Float + llm_from_scratch::tensor::Element + SafetensorsElement> Element for F {}
+impl Element for f32 {
+    fn half_linear(x: View<'_, 2, f32>, w: &HalfMatrix) -> Result<Tensor<2, f32>, ModelError> {
+        Ok(match w {
+            HalfMatrix::Bf16(w) => half_linear(&x, w)?,
+            HalfMatrix::F16(w) => half_linear(&x, w)?,
+        })
+    }
+}
+
+impl Element for f64 {
+    fn half_linear(_: View<'_, 2, f64>, _: &HalfMatrix) -> Result<Tensor<2, f64>, ModelError> {
+        Err(ModelError::HalfNeedsF32)
+    }
+}

@@ -18,7 +18,7 @@
 //! | [`LayoutTrace`] | a table of layouts: shape, strides, offsets, shared or new owner |
 //! | [`weights`] | [`AlignedBytes`](weights::AlignedBytes); with feature `safetensors`, views over a safetensors buffer |
 //! | [`gguf`] | GGUF files: typed metadata, tensor infos, tensors as views or quantized blocks |
-//! | [`quant`] | block-quantized weights (`Q8_0`, `Q4_0`, `Q4_1`): [`QBlocks`](quant::QBlocks), dequantize, `x · Wᵀ` ([`linear`](quant::linear)) |
+//! | [`quant`] | block-quantized weights (`Q8_0`, `Q4_0`, `Q4_1`): [`QBlocks`](quant::QBlocks), dequantize, `x · Wᵀ` ([`linear`](quant::linear)); `x · Wᵀ` from `bf16` / `f16` weights ([`half_linear`](quant::half_linear)) |
 //! | `View::to_ndarray`, `View::try_from(array_view)` (feature `ndarray`) | the same storage, shape and strides as ndarray's `ArrayView`, both ways, no copy |
 //!
 //! Inside, imports point one way: `element` and `shape` (no values) <-

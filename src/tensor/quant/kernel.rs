@@ -22,20 +22,12 @@
 //! each (`vfmadd`, or `fmaf` without FMA hardware), so the bits are the
 //! same everywhere. How rows are grouped (several weight rows against one
 //! activation row while decoding, several activation rows against one
-//! weight row otherwise) and which thread computes a row change no value.
+//! weight row otherwise: `schedule.rs`) and which thread computes a row
+//! change no value.
 
 use super::format::{BLOCK_LEN, BlockFormat, Packing, packing};
-use super::lanes::{LANES, Lanes16, Plain};
-use pulp::{Simd, WithSimd};
-
-/// Weight rows computed together against one activation row (the
-/// activation's block is loaded once for all of them): the decode path,
-/// 8 on AVX-512 (more loads in flight: the rows stream from memory), else 4.
-const WEIGHT_ROWS: usize = 8;
-
-/// Activation rows computed together against each weight row (each
-/// unpacked block is reused for all of them): the prefill path.
-const X_ROWS: usize = 4;
+use super::lanes::{LANES, Lanes16};
+use super::schedule::Rows;
 
 /// The pairwise sum of 16 lanes: `v_l + v_{l+8}`, then `+4`, `+2`, `+1`.
 #[inline(always)]
@@ -187,166 +179,36 @@ fn dot_tile<F: BlockFormat, L: Lanes16, const WN: usize, const XN: usize>(
     out
 }
 
-/// One task of [`linear`](super::linear): the weight rows `first..` (as
-/// many as `out` holds, `m` values each) against every activation row,
-/// written transposed: `out[(j - first) · m + i] = x_i · w_j`.
-pub(crate) struct Task<'a, 'o, F: BlockFormat> {
-    /// The weight matrix's blocks, `per_row` per row.
+/// A product of [`linear`](super::linear) for the row schedule: the
+/// weight matrix's blocks (`per_row` per row), the activations (`m` rows of
+/// `per_row` blocks of values) and their block sums (`per_row` per row).
+#[derive(Clone, Copy)]
+pub(crate) struct QRows<'a, F: BlockFormat> {
     pub(crate) w: &'a [F::Block],
     pub(crate) per_row: usize,
-    /// The first weight row of the task.
-    pub(crate) first: usize,
-    /// The activations, `m` rows of `per_row` blocks of values.
     pub(crate) x: &'a [[f32; BLOCK_LEN]],
-    /// Their block sums, `per_row` per row.
     pub(crate) sums: &'a [f32],
-    pub(crate) m: usize,
-    pub(crate) out: &'o mut [f32],
 }
 
-/// The dots of the weight rows `j, j + step, .., j + (N - 1) · step`
-/// (`w_row(j)` is row `j` of the task) with the activation row `i` (`x`,
-/// `sums`) into `out` (transposed, `m` values per weight row).
-#[inline(always)]
-#[allow(clippy::too_many_arguments)]
-fn weight_group<'w, F: BlockFormat, L: Lanes16, const N: usize>(
-    simd: L,
-    w_row: impl Fn(usize) -> &'w [F::Block],
-    j: usize,
-    step: usize,
-    x: &[[f32; BLOCK_LEN]],
-    sums: &[f32],
-    out: &mut [f32],
-    m: usize,
-    i: usize,
-) {
-    let mut w = [w_row(j); N];
-    for (r, w) in w.iter_mut().enumerate().skip(1) {
-        *w = w_row(j + r * step);
-    }
-    let dots = dot_tile::<F, L, N, 1>(simd, w, [x], [sums]);
-    for (r, [dot]) in dots.into_iter().enumerate() {
-        out[(j + r * step) * m + i] = dot;
-    }
-}
-
-impl<F: BlockFormat> Task<'_, '_, F> {
-    /// The task on the lanes `simd`.
+impl<'a, F: BlockFormat> Rows for QRows<'a, F> {
+    type W = &'a [F::Block];
+    type X = (&'a [[f32; BLOCK_LEN]], &'a [f32]);
     #[inline(always)]
-    fn run<L: Lanes16>(self, simd: L) {
-        let Task {
-            w,
-            per_row,
-            first,
-            x,
-            sums,
-            m,
-            out,
-        } = self;
-        if m == 0 {
-            return;
-        }
-        let x_row = |i: usize| &x[i * per_row..(i + 1) * per_row];
-        let sum_row = |i: usize| &sums[i * per_row..(i + 1) * per_row];
-        let w_row = |j: usize| &w[(first + j) * per_row..(first + j + 1) * per_row];
-        let rows = out.len() / m;
-        if m < X_ROWS {
-            // Decoding: several weight rows share each load of x. The rows of
-            // a pass are `rows / N` apart, so each of the N streams reads its
-            // own contiguous stretch of the matrix front to back (as many
-            // sequential streams as rows in flight: what the memory system
-            // serves fastest); the rows left over go 4, then 1 at a time.
-            for i in 0..m {
-                let (x, sums) = (x_row(i), sum_row(i));
-                let mut j = 0;
-                if L::EIGHT_ROWS {
-                    let step = rows / WEIGHT_ROWS;
-                    for first in 0..step {
-                        weight_group::<F, L, WEIGHT_ROWS>(
-                            simd, w_row, first, step, x, sums, out, m, i,
-                        );
-                    }
-                    j = step * WEIGHT_ROWS;
-                }
-                let step = (rows - j) / 4;
-                for first in j..j + step {
-                    weight_group::<F, L, 4>(simd, w_row, first, step, x, sums, out, m, i);
-                }
-                for j in j + 4 * step..rows {
-                    weight_group::<F, L, 1>(simd, w_row, j, 1, x, sums, out, m, i);
-                }
-            }
-            return;
-        }
-        // Prefill: tiles of 4 weight rows (on AVX-512; 1 elsewhere) by 4
-        // activation rows, then the rows left over.
-        let mut j = 0;
-        while j < rows {
-            j += if L::EIGHT_ROWS && j + 4 <= rows {
-                x_tiles::<F, L, 4>(
-                    simd,
-                    [w_row(j), w_row(j + 1), w_row(j + 2), w_row(j + 3)],
-                    j,
-                    x_row,
-                    sum_row,
-                    out,
-                    m,
-                )
-            } else {
-                x_tiles::<F, L, 1>(simd, [w_row(j)], j, x_row, sum_row, out, m)
-            };
-        }
+    fn weight(self, j: usize) -> Self::W {
+        &self.w[j * self.per_row..(j + 1) * self.per_row]
     }
-}
-
-/// The dots of the `WN` weight rows `w` (rows `j..` of the task) with all
-/// `m` activation rows, 4 at a time, into `out` (transposed); returns `WN`.
-#[inline(always)]
-fn x_tiles<'x, F: BlockFormat, L: Lanes16, const WN: usize>(
-    simd: L,
-    w: [&[F::Block]; WN],
-    j: usize,
-    x_row: impl Fn(usize) -> &'x [[f32; BLOCK_LEN]],
-    sum_row: impl Fn(usize) -> &'x [f32],
-    out: &mut [f32],
-    m: usize,
-) -> usize {
-    let mut i = 0;
-    while i < m {
-        if i + X_ROWS <= m {
-            let xs = [x_row(i), x_row(i + 1), x_row(i + 2), x_row(i + 3)];
-            let sums = [sum_row(i), sum_row(i + 1), sum_row(i + 2), sum_row(i + 3)];
-            let dots = dot_tile::<F, L, WN, X_ROWS>(simd, w, xs, sums);
-            for (r, dots) in dots.iter().enumerate() {
-                out[(j + r) * m + i..(j + r) * m + i + X_ROWS].copy_from_slice(dots);
-            }
-            i += X_ROWS;
-        } else {
-            let dots = dot_tile::<F, L, WN, 1>(simd, w, [x_row(i)], [sum_row(i)]);
-            for (r, [dot]) in dots.into_iter().enumerate() {
-                out[(j + r) * m + i] = dot;
-            }
-            i += 1;
-        }
-    }
-    WN
-}
-
-impl<F: BlockFormat> WithSimd for Task<'_, '_, F> {
-    type Output = ();
     #[inline(always)]
-    fn with_simd<S: Simd>(self, simd: S) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let any: &dyn core::any::Any = &simd;
-            if let Some(&v4) = any.downcast_ref::<pulp::x86::V4>() {
-                return self.run(super::lanes::Avx512(v4));
-            }
-            if let Some(&v3) = any.downcast_ref::<pulp::x86::V3>() {
-                return self.run(super::lanes::Avx2(v3));
-            }
-        }
-        let _ = simd;
-        self.run(Plain);
+    fn activation(self, i: usize) -> Self::X {
+        let at = i * self.per_row..(i + 1) * self.per_row;
+        (&self.x[at.clone()], &self.sums[at])
+    }
+    #[inline(always)]
+    fn tile<L: Lanes16, const WN: usize, const XN: usize>(
+        self,
+        simd: L,
+        w: [Self::W; WN],
+        x: [Self::X; XN],
+    ) -> [[f32; XN]; WN] {
+        dot_tile::<F, L, WN, XN>(simd, w, x.map(|(x, _)| x), x.map(|(_, sums)| sums))
     }
 }

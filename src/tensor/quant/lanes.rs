@@ -44,6 +44,16 @@ pub(crate) trait Lanes16: Copy {
     fn signed_bytes(self, qs: &[u8; LANES]) -> Self::V;
     /// The lanes in order.
     fn to_array(self, v: Self::V) -> [f32; LANES];
+    /// Lane `l`: the `bf16` of bits `bits[l]` as `f32` (its bits shifted
+    /// into the top half of an `f32`'s: exact, NaN payloads kept; a
+    /// signaling NaN is quieted by the kernel's first multiply-add, so the
+    /// products equal those of the `half` crate's quieting conversion).
+    fn bf16s(self, bits: [u16; LANES]) -> Self::V;
+    /// Lane `l`: the `f16` of bits `bits[l]` as `f32`, exactly as
+    /// [`half_to_f32`] converts it (a NaN: the same sign and payload, its
+    /// quiet bit possibly still clear; the kernel's first multiply-add
+    /// quiets it, so the products are the same).
+    fn f16s(self, bits: [u16; LANES]) -> Self::V;
     /// The 8 `f16` in the 4 little-endian pairs `pairs` (low half first)
     /// as `f32`, each exactly as [`half_to_f32`] converts it (`vcvtph2ps`
     /// on AVX-512, which rounds nothing and keeps NaN payloads the same
@@ -122,6 +132,14 @@ impl Lanes16 for Plain {
     fn to_array(self, v: Self::V) -> [f32; LANES] {
         v
     }
+    #[inline(always)]
+    fn bf16s(self, bits: [u16; LANES]) -> Self::V {
+        bits.map(|b| f32::from_bits(u32::from(b) << 16))
+    }
+    #[inline(always)]
+    fn f16s(self, bits: [u16; LANES]) -> Self::V {
+        bits.map(half_to_f32)
+    }
 }
 
 /// AVX-512: the 16 lanes are one `zmm` register.
@@ -173,6 +191,18 @@ impl Lanes16 for Avx512 {
     #[inline(always)]
     fn to_array(self, v: __m512) -> [f32; LANES] {
         cast(v)
+    }
+    #[inline(always)]
+    fn bf16s(self, bits: [u16; LANES]) -> __m512 {
+        let f = self.0.avx512f;
+        let wide = f._mm512_cvtepu16_epi32(cast::<[u16; LANES], __m256i>(bits));
+        cast(f._mm512_slli_epi32::<16>(wide))
+    }
+    #[inline(always)]
+    fn f16s(self, bits: [u16; LANES]) -> __m512 {
+        self.0
+            .avx512f
+            ._mm512_cvtph_ps(cast::<[u16; LANES], __m256i>(bits))
     }
     #[inline(always)]
     fn half_pairs(self, pairs: [u32; 4]) -> [f32; 8] {
@@ -255,6 +285,50 @@ impl Lanes16 for Avx2 {
     fn to_array(self, v: Self::V) -> [f32; LANES] {
         cast(v)
     }
+    #[inline(always)]
+    fn bf16s(self, bits: [u16; LANES]) -> Self::V {
+        let [low, high] = cast::<[u16; LANES], [__m128i; 2]>(bits);
+        [bf16s_8(self.0, low), bf16s_8(self.0, high)]
+    }
+    #[inline(always)]
+    fn f16s(self, bits: [u16; LANES]) -> Self::V {
+        let [low, high] = cast::<[u16; LANES], [__m128i; 2]>(bits);
+        [f16s_8(self.0, low), f16s_8(self.0, high)]
+    }
+}
+
+/// 8 `bf16` bits to `f32` on AVX2: widened to 32 bits, shifted up by 16.
+/// (Helpers, not closures: a closure would not inherit the instruction set.)
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn bf16s_8(simd: pulp::x86::V3, bits: __m128i) -> __m256 {
+    let avx2 = simd.avx2;
+    cast(avx2._mm256_slli_epi32::<16>(avx2._mm256_cvtepu16_epi32(bits)))
+}
+
+/// [`half_to_f32`] on 8 lanes in AVX2 (which has no `vcvtph2ps`; F16C is
+/// not part of pulp's `V3`): the magnitude's bits shifted into an `f32`'s
+/// place times 2¹¹² for finite values (exact, subnormals included), the
+/// exponent completed to all ones for infinities and NaNs (payload kept,
+/// a signaling NaN left signaling: the kernel's first multiply-add quiets
+/// it as the scalar conversion does, so the products are the same), the
+/// sign put back.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn f16s_8(simd: pulp::x86::V3, bits: __m128i) -> __m256 {
+    let (avx, avx2) = (simd.avx, simd.avx2);
+    let two_pow_112 = avx._mm256_set1_ps(f32::from_bits((127 + 112) << 23));
+    let wide = avx2._mm256_cvtepu16_epi32(bits);
+    let sign =
+        avx2._mm256_slli_epi32::<16>(avx2._mm256_and_si256(wide, avx._mm256_set1_epi32(0x8000)));
+    let magnitude =
+        avx2._mm256_slli_epi32::<13>(avx2._mm256_and_si256(wide, avx._mm256_set1_epi32(0x7FFF)));
+    let finite = avx._mm256_mul_ps(cast(magnitude), two_pow_112);
+    let special: __m256 = cast(avx2._mm256_or_si256(magnitude, avx._mm256_set1_epi32(0x7000_0000)));
+    let is_special: __m256 =
+        cast(avx2._mm256_cmpgt_epi32(magnitude, avx._mm256_set1_epi32(0x0F7F_FFFF)));
+    let value: __m256i = cast(avx._mm256_blendv_ps(finite, special, is_special));
+    cast(avx2._mm256_or_si256(value, sign))
 }
 
 #[cfg(test)]
@@ -286,6 +360,66 @@ mod tests {
             for level in &levels {
                 let got: Vec<u32> = level(pairs).iter().map(|v| v.to_bits()).collect();
                 assert_eq!(got, want, "{first:#06x}");
+            }
+        }
+    }
+
+    /// Every `f16` and `bf16` bit pattern through `f16s` / `bf16s` on each
+    /// level this CPU has equals the scalar conversion bit for bit (for
+    /// `bf16` the shift, which is the `half` crate's conversion except that
+    /// a signaling NaN stays signaling until the first multiply-add; for
+    /// `f16` a NaN lane compared with its quiet bit set, for the same
+    /// reason).
+    #[test]
+    fn half_lanes_equal_the_scalar_conversions_on_every_level() {
+        type Level = Box<dyn Fn([u16; LANES]) -> ([f32; LANES], [f32; LANES])>;
+        let mut levels: Vec<Level> = vec![Box::new(|b| {
+            (
+                Plain.to_array(Plain.f16s(b)),
+                Plain.to_array(Plain.bf16s(b)),
+            )
+        })];
+        #[cfg(target_arch = "x86_64")]
+        {
+            if let Some(v4) = pulp::x86::V4::try_new() {
+                let s = Avx512(v4);
+                levels.push(Box::new(move |b| {
+                    (s.to_array(s.f16s(b)), s.to_array(s.bf16s(b)))
+                }));
+            }
+            if let Some(v3) = pulp::x86::V3::try_new() {
+                let s = Avx2(v3);
+                levels.push(Box::new(move |b| {
+                    (s.to_array(s.f16s(b)), s.to_array(s.bf16s(b)))
+                }));
+            }
+        }
+        for first in (0..=u16::MAX).step_by(LANES) {
+            let bits: [u16; LANES] = std::array::from_fn(|l| first + l as u16);
+            let halves = bits.map(|b| half_to_f32(b).to_bits());
+            let brains = bits.map(|b| u32::from(b) << 16);
+            for (&b, &wide) in bits.iter().zip(&brains) {
+                let half = crate::tensor::bf16::from_bits(b).to_f32();
+                if !half.is_nan() {
+                    assert_eq!(
+                        half.to_bits(),
+                        wide,
+                        "the shift is the half crate's widening"
+                    );
+                }
+            }
+            for level in &levels {
+                let (f16s, bf16s) = level(bits);
+                // A NaN lane may still be signaling: compare it quieted.
+                let quieted = f16s.map(|v| {
+                    if v.is_nan() {
+                        v.to_bits() | 0x0040_0000
+                    } else {
+                        v.to_bits()
+                    }
+                });
+                assert_eq!(quieted, halves, "f16 {first:#06x}");
+                assert_eq!(bf16s.map(f32::to_bits), brains, "bf16 {first:#06x}");
             }
         }
     }

@@ -1,19 +1,15 @@
 //! [`linear`]: `x · Wᵀ` for a block-quantized `W` and `f32` activations,
-//! without dequantizing `W` (the checks, the threads; the kernel is in
-//! `kernel.rs`).
+//! without dequantizing `W` (the checks; the kernel is in `kernel.rs`, the
+//! row schedule and the threads in `schedule.rs`).
 
 use super::blocks::QBlocks;
 use super::format::{BLOCK_LEN, BlockFormat};
-use super::kernel::{Task, block_sums};
+use super::kernel::{QRows, block_sums};
+use super::schedule::{product, row_major};
 use crate::error::Error;
 use crate::tensor::array::base::Tensor;
 use crate::tensor::array::borrow::AsView;
-use crate::tensor::traverse::alloc::{try_buffer, try_filled};
-use crate::tensor::traverse::parallel::{Split, for_each_block};
-use crate::tensor::traverse::simd::{Dispatch, threads_for, tuning};
-
-/// Weight rows per task at least (a few cache lines of blocks each).
-const MIN_ROWS_PER_TASK: usize = 16;
+use crate::tensor::traverse::alloc::try_filled;
 
 /// What one weight of a quantized matrix (times one activation row)
 /// counts for against the threads' flop threshold. Measured on the
@@ -79,21 +75,14 @@ pub fn linear<F: BlockFormat>(
     if k != w_k {
         return Err(Error::LinearInnerMismatch { op, x_k: k, w_k });
     }
-    let outputs = m.checked_mul(n).ok_or(Error::ShapeOverflow { op })?;
-    let failed = |elements| Error::AllocationFailed { op, elements };
-    let copied;
-    let x_values: &[f32] = match x.as_contiguous_slice() {
-        Some(values) if x.is_contiguous() => values,
-        _ => {
-            let mut values = try_buffer(m * k).map_err(|e| failed(e.elements))?;
-            values.extend(x.iter().copied());
-            copied = values;
-            &copied
-        }
-    };
+    m.checked_mul(n).ok_or(Error::ShapeOverflow { op })?;
+    let x_values = row_major(x, op)?;
     let per_row = k / BLOCK_LEN;
     let (x_blocks, _) = x_values.as_chunks::<BLOCK_LEN>();
-    let mut sums = try_filled(m * per_row, 0.0_f32).map_err(|e| failed(e.elements))?;
+    let mut sums = try_filled(m * per_row, 0.0_f32).map_err(|e| Error::AllocationFailed {
+        op,
+        elements: e.elements,
+    })?;
     if per_row > 0 {
         for (row, sums) in x_blocks
             .chunks_exact(per_row)
@@ -102,39 +91,15 @@ pub fn linear<F: BlockFormat>(
             block_sums(row.as_flattened(), sums);
         }
     }
-    // Transposed: each task writes whole weight rows' outputs.
-    let mut out_t = try_filled(outputs, 0.0_f32).map_err(|e| failed(e.elements))?;
-    let tuning = tuning();
-    let dispatch = Dispatch::new(tuning.simd);
     let work = FLOPS_PER_WEIGHT
         .saturating_mul(m.max(1) as u64)
         .saturating_mul(n as u64)
         .saturating_mul(k as u64);
-    let threads = threads_for(work, tuning);
-    // Decoding streams the weights from memory, fastest as long sequential
-    // stretches: one task per thread then, not several small ones.
-    let min_units = if m < 4 {
-        n.div_ceil(threads.max(1)).max(MIN_ROWS_PER_TASK)
-    } else {
-        MIN_ROWS_PER_TASK
+    let rows = QRows::<F> {
+        w: w.blocks(),
+        per_row,
+        x: x_blocks,
+        sums: &sums,
     };
-    let split = Split { unit: m, min_units };
-    let sums = &sums;
-    for_each_block(&mut out_t, split, threads, |rows, block| {
-        dispatch.run(Task::<F> {
-            w: w.blocks(),
-            per_row,
-            first: rows.start,
-            x: x_blocks,
-            sums,
-            m,
-            out: block,
-        });
-    });
-    if m <= 1 {
-        return Tensor::from_vec([m, n], out_t);
-    }
-    let mut out = try_buffer(outputs).map_err(|e| failed(e.elements))?;
-    out.extend((0..outputs).map(|at| out_t[(at % n) * m + at / n]));
-    Tensor::from_vec([m, n], out)
+    product(op, rows, [m, n], work)
 }

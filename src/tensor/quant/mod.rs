@@ -1,6 +1,8 @@
 //! Block-quantized weights: ggml's `Q8_0`, `Q4_0` and `Q4_1` formats as
 //! borrowed ranked arrays ([`QBlocks`]), their dequantization into `f32`
-//! tensors, and `x · Wᵀ` straight from the blocks ([`linear`]).
+//! tensors, and `x · Wᵀ` straight from the blocks ([`linear`]); and
+//! `x · Wᵀ` straight from `bf16` / `f16` weights ([`half_linear`]), the
+//! same kernel shape with an exact widening in place of the blocks'.
 //!
 //! A GGUF file stores most of a model's matrices this way (see
 //! the module `tensor::gguf`): a row of values is cut into blocks of 32,
@@ -27,10 +29,15 @@
 
 mod blocks;
 mod format;
+mod half;
+mod half_linear;
 mod kernel;
 mod lanes;
 mod linear;
+mod schedule;
 
 pub use blocks::QBlocks;
 pub use format::{BLOCK_LEN, BlockFormat, Q4_0, Q4_1, Q8_0};
+pub use half::HalfFloat;
+pub use half_linear::half_linear;
 pub use linear::linear;
