@@ -13,7 +13,7 @@ use crate::tensor::ops::{self, Function};
 
 use super::Real;
 use super::derivatives::unary_rule;
-use super::nn::row_stats;
+use super::nn::row_stat;
 use super::node::{Node, Op};
 use super::rows::{add_in_place, for_each_rows, threads_for, zeroed};
 use super::strided::{self, split3, sum_to, sum_to_owned};
@@ -453,10 +453,10 @@ fn norm_rule<T: Real>(
     let xv = &nodes[x].value;
     let c = xv.shape().last().copied().unwrap_or(1).max(1);
     let (xs, ws, d) = (xv.as_slice(), nodes[w].value.as_slice(), dy.as_slice());
-    let stats = row_stats(xs, c, T::round_from_f64(eps), b.is_some());
+    let eps = T::round_from_f64(eps);
     let cf = T::from_usize(c);
     let mut dx = zeroed::<T>(xs.len())?;
-    let blocks = stats.len().div_ceil(NORM_ROWS);
+    let blocks = (xs.len() / c).div_ceil(NORM_ROWS);
     // Per block: its `dw` sums, then its `db` sums, then scratch for x̂.
     let mut parts = zeroed::<T>(blocks.checked_mul(3 * c).ok_or(Error::ShapeOverflow {
         op: "Var::backward",
@@ -466,8 +466,8 @@ fn norm_rule<T: Real>(
         let (db, xhat) = rest.split_at_mut(c);
         for (local, dx) in dx.chunks_exact_mut(c).enumerate() {
             let r = index * NORM_ROWS + local;
-            let (mean, rstd) = stats[r];
             let (row, g) = (&xs[r * c..][..c], &d[r * c..][..c]);
+            let (mean, rstd) = row_stat(row, eps, b.is_some());
             let (mut m1, mut m2) = (T::ZERO, T::ZERO);
             for k in 0..c {
                 xhat[k] = (row[k] - mean) * rstd;

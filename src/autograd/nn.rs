@@ -21,24 +21,21 @@ pub(crate) fn log_sum_exp<T: Real>(x: &[T], start: usize, n: usize, stride: usiz
     max + sum.ln()
 }
 
-/// `(mean, 1/sqrt(var + eps))` of each row of `x` (`rows` rows of `c`):
-/// layer norm's statistics, biased variance (PyTorch's).
-pub(crate) fn row_stats<T: Real>(x: &[T], c: usize, eps: T, center: bool) -> Vec<(T, T)> {
-    let cf = T::from_usize(c);
-    x.chunks_exact(c)
-        .map(|row| {
-            let mean = if center {
-                row.iter().fold(T::ZERO, |s, &v| s + v) / cf
-            } else {
-                T::ZERO
-            };
-            let var = row
-                .iter()
-                .fold(T::ZERO, |s, &v| s + (v - mean) * (v - mean))
-                / cf;
-            (mean, T::one() / (var + eps).sqrt())
-        })
-        .collect()
+/// `(mean, 1/sqrt(var + eps))` of one row: layer norm's statistics, biased
+/// variance (PyTorch's), each sum in index order; RMSNorm's (`center`
+/// false) take the mean as 0.
+pub(crate) fn row_stat<T: Real>(row: &[T], eps: T, center: bool) -> (T, T) {
+    let cf = T::from_usize(row.len());
+    let mean = if center {
+        row.iter().fold(T::ZERO, |s, &v| s + v) / cf
+    } else {
+        T::ZERO
+    };
+    let var = row
+        .iter()
+        .fold(T::ZERO, |s, &v| s + (v - mean) * (v - mean))
+        / cf;
+    (mean, T::one() / (var + eps).sqrt())
 }
 
 fn last_axis(shape: &[usize], op: &'static str) -> Result<usize, Error> {
@@ -227,18 +224,20 @@ impl<'t, D: Dimension, T: Real> Var<'t, D, T> {
             let xv = &n[x].value;
             let xs = xv.as_slice();
             let ws = n[w].value.as_slice();
-            let stats = row_stats(xs, c.max(1), T::round_from_f64(eps), b.is_some());
+            let bias = b.map(|b| n[b].value.as_slice());
+            let (c, eps) = (c.max(1), T::round_from_f64(eps));
             let mut out = rows::zeroed::<T>(xs.len())?;
-            for ((row, o), &(mean, rstd)) in xs
-                .chunks_exact(c.max(1))
-                .zip(out.chunks_exact_mut(c.max(1)))
-                .zip(&stats)
-            {
-                for k in 0..c {
-                    let shift = b.map_or(T::ZERO, |b| n[b].value.as_slice()[k]);
-                    o[k] = (row[k] - mean) * rstd * ws[k] + shift;
+            let threads = rows::threads_for::<T>(2 * xs.len());
+            rows::for_each_rows(&mut out, c, threads, |range, block| {
+                for (r, o) in range.zip(block.chunks_exact_mut(c)) {
+                    let row = &xs[r * c..][..c];
+                    let (mean, rstd) = row_stat(row, eps, bias.is_some());
+                    for k in 0..c {
+                        let shift = bias.map_or(T::ZERO, |b| b[k]);
+                        o[k] = (row[k] - mean) * rstd * ws[k] + shift;
+                    }
                 }
-            }
+            });
             strided::tensor(xv.shape(), out)
         })
     }
