@@ -6,20 +6,14 @@
 #[path = "common/tuning.rs"]
 mod tuning;
 
+#[path = "common/lane_model.rs"]
+mod lane_model;
+
+use lane_model::{Rng, tree};
 use llm_from_scratch::prelude::*;
 use llm_from_scratch::tensor::quant::{HalfFloat, half_linear};
 use llm_from_scratch::tensor::{bf16, f16};
 use tuning::{LEVELS, under};
-
-/// The pairwise sum of 16 lanes of the kernel docs.
-fn tree(mut v: [f32; 16]) -> f32 {
-    for width in [8, 4, 2, 1] {
-        for l in 0..width {
-            v[l] += v[l + width];
-        }
-    }
-    v[0]
-}
 
 /// The scalar model: each output in the documented order, the weights
 /// widened by `widen`, rows padded with `+0.0` to a multiple of 16.
@@ -40,20 +34,6 @@ fn model(x: &[f32], w: &[f32], m: usize, n: usize, k: usize) -> Vec<f32> {
         }
     }
     out
-}
-
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
-    }
 }
 
 fn bits(values: &[f32]) -> Vec<u32> {

@@ -4,6 +4,10 @@
 //! documented order bit for bit, on every SIMD level and thread count and
 //! for strided activations, and against an f64 reference within a bound.
 
+#[path = "common/lane_model.rs"]
+mod lane_model;
+
+use lane_model::{Rng, tree};
 use llm_from_scratch::prelude::*;
 use llm_from_scratch::tensor::gguf::{Gguf, GgufTensor};
 use llm_from_scratch::tensor::quant::{BLOCK_LEN, BlockFormat, Q4_0, Q4_1, Q8_0, QBlocks, linear};
@@ -83,16 +87,6 @@ fn dequantized_rows_equal_the_rows_of_dequantize() {
     assert_eq!(w.dequantize_rows(&[]).unwrap().shape(), &[0, 64]);
 }
 
-/// The pairwise sum of 16 lanes of the kernel docs.
-fn tree(mut v: [f32; 16]) -> f32 {
-    for width in [8, 4, 2, 1] {
-        for l in 0..width {
-            v[l] += v[l + width];
-        }
-    }
-    v[0]
-}
-
 /// The scalar model of `linear`: one output at a time, in the documented order.
 fn model<F: BlockFormat>(x: &[f32], m: usize, w: &QBlocks<'_, 2, F>) -> Vec<f32> {
     let [n, k] = *w.shape();
@@ -122,20 +116,6 @@ fn model<F: BlockFormat>(x: &[f32], m: usize, w: &QBlocks<'_, 2, F>) -> Vec<f32>
         }
     }
     out
-}
-
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn unit(&mut self) -> f32 {
-        (self.next() >> 40) as f32 / (1u64 << 24) as f32 * 2.0 - 1.0
-    }
 }
 
 /// Random blocks of format `F` for `rows × k` values: finite scales, random quants.

@@ -3,7 +3,7 @@
 //! in `half.rs`, the row schedule and the threads in `schedule.rs`).
 
 use super::half::{HalfFloat, HalfRows};
-use super::schedule::{product, row_major};
+use super::schedule::{linear_shape, product, row_major};
 use crate::error::Error;
 use crate::tensor::array::base::Tensor;
 use crate::tensor::array::borrow::AsView;
@@ -73,12 +73,7 @@ pub fn half_linear<H: HalfFloat>(
 ) -> Result<Tensor<2, f32>, Error> {
     let op = "half_linear";
     let (x, w) = (x.as_view(), w.as_view());
-    let [m, k] = *x.shape();
-    let [n, w_k] = *w.shape();
-    if k != w_k {
-        return Err(Error::LinearInnerMismatch { op, x_k: k, w_k });
-    }
-    m.checked_mul(n).ok_or(Error::ShapeOverflow { op })?;
+    let (m, k, n) = linear_shape(op, *x.shape(), *w.shape())?;
     let x_values = row_major(x, op)?;
     let w_values = row_major(w, op)?;
     let work = FLOPS_PER_WEIGHT

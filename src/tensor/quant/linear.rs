@@ -5,7 +5,7 @@
 use super::blocks::QBlocks;
 use super::format::{BLOCK_LEN, BlockFormat};
 use super::kernel::{QRows, block_sums};
-use super::schedule::{product, row_major};
+use super::schedule::{linear_shape, product, row_major};
 use crate::error::Error;
 use crate::tensor::array::base::Tensor;
 use crate::tensor::array::borrow::AsView;
@@ -70,12 +70,7 @@ pub fn linear<F: BlockFormat>(
 ) -> Result<Tensor<2, f32>, Error> {
     let op = "linear";
     let x = x.as_view();
-    let [m, k] = *x.shape();
-    let [n, w_k] = *w.shape();
-    if k != w_k {
-        return Err(Error::LinearInnerMismatch { op, x_k: k, w_k });
-    }
-    m.checked_mul(n).ok_or(Error::ShapeOverflow { op })?;
+    let (m, k, n) = linear_shape(op, *x.shape(), *w.shape())?;
     let x_values = row_major(x, op)?;
     let per_row = k / BLOCK_LEN;
     let (x_blocks, _) = x_values.as_chunks::<BLOCK_LEN>();

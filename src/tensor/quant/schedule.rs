@@ -91,6 +91,23 @@ pub(crate) fn product<R: Rows>(
     Tensor::from_vec([m, n], out)
 }
 
+/// `(m, k, n)` of `x · Wᵀ` for `x: [m, k]` and `W: [n, k]`, checked.
+///
+/// # Errors
+/// [`Error::LinearInnerMismatch`] when the `k`s differ;
+/// [`Error::ShapeOverflow`] when `m · n` does not fit in `usize`.
+pub(crate) fn linear_shape(
+    op: &'static str,
+    [m, k]: [usize; 2],
+    [n, w_k]: [usize; 2],
+) -> Result<(usize, usize, usize), Error> {
+    if k != w_k {
+        return Err(Error::LinearInnerMismatch { op, x_k: k, w_k });
+    }
+    m.checked_mul(n).ok_or(Error::ShapeOverflow { op })?;
+    Ok((m, k, n))
+}
+
 /// The values of a view in row-major order: its storage when contiguous,
 /// else a copy.
 ///

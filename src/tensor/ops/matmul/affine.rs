@@ -1,14 +1,13 @@
 //! `matmul_affine`: a matrix product with its scale and bias applied as the
 //! values are finished, `(left · right) · alpha + bias`, one output buffer.
 
-use super::kernel::{self, Epilogue};
-use super::matmul_shape;
+use super::kernel::Epilogue;
+use super::product::{fresh_product, matmul_shape};
 use crate::error::Error;
 use crate::tensor::array::base::{ArrayBase, View};
 use crate::tensor::array::borrow::AsArray;
 use crate::tensor::element::Element;
-use crate::tensor::ops::widen::{narrow, widen};
-use crate::tensor::ops::{output_buffer, owner};
+use crate::tensor::ops::widen::widen;
 use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::dims::Dims;
 use crate::tensor::shape::rank::MatrixRank;
@@ -94,21 +93,9 @@ where
         }
         None => None,
     };
-    let (left, right) = (widen(left, op)?, widen(right, op)?);
-    let (left, right) = (left.view(), right.view());
     let epilogue = Epilogue {
         alpha: alpha.to_acc(),
         bias: bias.as_ref().map(|b| b.as_slice()),
     };
-    let mut values = output_buffer(len, op)?;
-    values.resize(len, <T::Acc as crate::tensor::float::Float>::ZERO);
-    kernel::matmul(
-        left.strided(),
-        right.strided(),
-        out_shape,
-        &mut values,
-        Some(epilogue),
-        op,
-    )?;
-    narrow(owner(shape, values, op)?, op)
+    fresh_product(left, right, shape, len, Some(epilogue), op)
 }

@@ -2,66 +2,22 @@
 
 mod affine;
 mod kernel;
+mod product;
 
 pub use affine::matmul_affine;
 pub use kernel::MatmulStrategy;
 
-use super::widen::{into_narrowed, narrow, widen};
-use super::{check_output_shape, output_buffer, owner};
+use super::check_output_shape;
+use super::widen::{into_narrowed, widen};
 use crate::error::Error;
 use crate::tensor::array::base::ArrayBase;
 use crate::tensor::array::borrow::AsArray;
 use crate::tensor::array::storage::Readable;
 use crate::tensor::element::Element;
-use crate::tensor::float::Float;
-use crate::tensor::shape::broadcast::broadcast_into;
 use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::dims::{Dims, DynDims};
-use crate::tensor::shape::layout::checked_len;
 use crate::tensor::shape::rank::MatrixRank;
-
-/// The output shape `[batch.., m, n]` of two operands (the public function
-/// `op`) and its element count.
-///
-/// Order (NumPy's: its gufunc checks core dimensions before it broadcasts
-/// the loop dimensions): both ranks at least 2 (only a dynamic operand can
-/// fail it), the contracted extents, then the batch axes (compatibility over
-/// all axes, then overflow), then the full output's overflow.
-fn matmul_shape<A: Dims>(
-    left: &[usize],
-    right: &[usize],
-    op: &'static str,
-) -> Result<(A, usize), Error> {
-    let (left_rank, right_rank) = (left.len(), right.len());
-    if let Some(rank) = [left_rank, right_rank].into_iter().find(|&rank| rank < 2) {
-        return Err(Error::RankTooSmall {
-            op,
-            rank,
-            minimum: 2,
-        });
-    }
-    let (left_k, right_k) = (left[left_rank - 1], right[right_rank - 2]);
-    if left_k != right_k {
-        return Err(Error::MatmulInnerMismatch {
-            op,
-            left_k,
-            right_k,
-        });
-    }
-    let rank = left_rank.max(right_rank);
-    let mut shape = A::zeros(rank);
-    let out_shape = shape.as_mut_slice();
-    broadcast_into(
-        &left[..left_rank - 2],
-        &right[..right_rank - 2],
-        &mut out_shape[..rank - 2],
-        op,
-    )?;
-    out_shape[rank - 2] = left[left_rank - 2];
-    out_shape[rank - 1] = right[right_rank - 1];
-    let len = checked_len(out_shape, op)?;
-    Ok((shape, len))
-}
+use product::{fresh_product, matmul_shape};
 
 /// The batched matrix product of two views: `[.., m, k] x [.., k, n] -> [batch.., m, n]`.
 ///
@@ -150,19 +106,7 @@ where
     let op = "matmul";
     let (left, right) = (left.as_array(), right.as_array());
     let (shape, len) = matmul_shape::<O::Axes>(left.layout.shape(), right.layout.shape(), op)?;
-    let (left, right) = (widen(left, op)?, widen(right, op)?);
-    let (left, right) = (left.view(), right.view());
-    let mut values = output_buffer(len, op)?;
-    values.resize(len, T::Acc::ZERO);
-    kernel::matmul(
-        left.strided(),
-        right.strided(),
-        shape.as_slice(),
-        &mut values,
-        None,
-        op,
-    )?;
-    narrow(owner(shape, values, op)?, op)
+    fresh_product(left, right, shape, len, None, op)
 }
 
 /// [`matmul`] into a caller's tensor of shape `[batch.., m, n]`, reusing its
