@@ -127,8 +127,8 @@ fn every_block_edge() -> TestResult {
     // 97 rows: 16 full 6-row tiles and one of 1, past a 96-row block;
     // k = 513: two full 256-deep slices and one more step;
     // n = 1030: past a 1024-column block by less than one vector;
-    // k = 1060 at n = 1030: the packed right operand of a column block
-    // holds four slices at most, so a second group of slices follows.
+    // k = 1060 at n = 1030: the packed right operand of a full column
+    // block is one slice per group (512 KiB), so five groups follow.
     for size in [[97, 20, 70], [7, 513, 33], [7, 9, 1030], [9, 1060, 1030]] {
         both_right_layouts_everywhere::<f32>(size, |x| x as f32)?;
         both_right_layouts_everywhere::<f64>(size, |x| x)?;

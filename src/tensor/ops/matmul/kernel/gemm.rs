@@ -34,9 +34,13 @@ const KC: usize = 256;
 const MC: usize = 96;
 /// Columns per packed right block (a multiple of every `NR`).
 const NC: usize = 1024;
-/// Values of the right operand packed for one parallel region at most
-/// (4 MiB of `f32`): whole [`KC`] slices of one column block, at least one.
-const PACK_BUDGET: usize = 1 << 20;
+/// Bytes of the right operand packed for one parallel region at most:
+/// whole [`KC`] slices of one column block, at least one. Half of one
+/// core's 1 MiB L2 here: a larger group (4 MiB was tried) lets the first
+/// slices' panels leave L2 before the tiles read them, and the 512² product
+/// lost 5 % on one thread and 8 % on two. At the README training model's
+/// sizes a `k = 128` product is one group and a `k = 512` one two.
+const PACK_BUDGET: usize = 1 << 19;
 
 /// The packing buffers of one thread, grown on first use.
 #[derive(Default)]
@@ -77,7 +81,8 @@ impl<F: Float> Scratch<F> {
 /// spread over the threads.
 ///
 /// The packing buffers (at most `MC·KC` values per task and the larger of
-/// [`PACK_BUDGET`] and `KC·(NC + 64)` per matrix) are reserved fallibly; a failure stops the product with
+/// [`PACK_BUDGET`] bytes and `KC·(NC + 64)` values per matrix) are
+/// reserved fallibly; a failure stops the product with
 /// [`AllocationFailed`].
 pub(super) fn run<F: Float>(
     dispatch: Dispatch,
@@ -179,7 +184,7 @@ impl<F: Float> WithSimd for Product<'_, '_, '_, F> {
 /// The loop nest of one matrix with an `MR × NV`-vector tile.
 ///
 /// Per block of [`NC`] columns, the right operand is packed for as many
-/// [`KC`] slices as [`PACK_BUDGET`] holds (all of `k` at a model's sizes),
+/// [`KC`] slices as [`PACK_BUDGET`] holds,
 /// and then the row tasks run through those slices in one parallel region:
 /// one wake-up of the pool per group instead of two per slice, which is
 /// what the hundreds of small products of a training step paid for. A
@@ -198,7 +203,7 @@ fn product<F: Float, S: Simd, const MR: usize, const NV: usize>(
     for jc in (0..n).step_by(NC) {
         let nc = NC.min(n - jc);
         let width = nc.next_multiple_of(nr);
-        let group_depth = (PACK_BUDGET / (width * KC)).max(1) * KC;
+        let group_depth = (PACK_BUDGET / size_of::<F>() / (width * KC)).max(1) * KC;
         for pg in (0..k).step_by(group_depth) {
             let depth = group_depth.min(k - pg);
             let b_pack = try_scratch(&mut scratch.b, width * depth, F::ZERO)?;
