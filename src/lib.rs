@@ -32,11 +32,20 @@
 //! | Guarantee | How | Where it is pinned |
 //! |---|---|---|
 //! | A rank mistake does not compile | the rank is a const parameter of every type; rank changes are typed tables ([`tensor::rank`]) | `ui-tests/` (trybuild), with the compiler's message |
-//! | Views never copy | view operations return views of the same storage; only named operations allocate ([`materialize`](tensor::ArrayBase::materialize), the ops, [`Weights::get_as`](tensor::weights::Weights::get_as)) | [`LayoutTrace`](tensor::LayoutTrace) rows, `tests/` |
+//! | Views never copy | view operations return views of the same storage; only named operations allocate ([`materialize`](tensor::ArrayBase::materialize), the ops, [`Weights::get_as`][weights-get-as]) | [`LayoutTrace`](tensor::LayoutTrace) rows, `tests/` |
 //! | No panics on bad input | every shape, axis, index, flag and file problem is one [`Error`] variant naming the operation called; shape arithmetic is overflow-checked; every allocation, internal scratch included, is fallible ([`Error::AllocationFailed`]) | `tests/front_door.rs`, `tests/view_ops_edges.rs` |
 //! | Same bits everywhere | fixed summation trees and kernel orders: a result does not depend on the thread count, the SIMD level or the operand's layout | `tests/*bit_identical*`, [`with_kernel_tuning`](tensor::with_kernel_tuning) |
 //! | Accurate | reductions and matmul accumulate in the element's accumulator ([`Element::Acc`](tensor::Element)): `f32` for `f16` / `bf16`, rounded once | NumPy / PyTorch fixtures in `tests/fixtures/` |
 //! | Safe Rust | `#![forbid(unsafe_code)]`; SIMD through `pulp`, threads through `rayon`, the optional memory map in the `llm_from_scratch_mmap` workspace crate | this file |
+//!
+#![cfg_attr(
+    feature = "safetensors",
+    doc = "[weights-get-as]: tensor::weights::Weights::get_as"
+)]
+#![cfg_attr(
+    not(feature = "safetensors"),
+    doc = "[weights-get-as]: tensor::weights"
+)]
 //!
 //! ## Where things live
 //!

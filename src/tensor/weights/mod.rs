@@ -12,6 +12,15 @@
 //! `mmap`), so every tensor of a well-formed file borrows.
 //! [`SafetensorsWriter`] writes named tensors of any supported dtype.
 //!
+#![cfg_attr(
+    feature = "safetensors",
+    doc = "[`Weights::get`]: Weights::get\n[`Weights::get_as`]: Weights::get_as\n[`SafetensorsWriter`]: SafetensorsWriter"
+)]
+#![cfg_attr(
+    not(feature = "safetensors"),
+    doc = "[`Weights::get`]: self\n[`Weights::get_as`]: self\n[`SafetensorsWriter`]: self"
+)]
+//!
 #![cfg_attr(feature = "safetensors", doc = "```")]
 #![cfg_attr(not(feature = "safetensors"), doc = "```ignore")]
 //! use llm_from_scratch::tensor::weights::{AlignedBytes, Weights};
