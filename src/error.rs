@@ -478,8 +478,11 @@ pub enum Error {
     },
     /// `Grads::get`: the gradients came from `Var::backward_leaves`, which
     /// frees every intermediate node's gradient once it has been used, and
-    /// `var` is not a leaf; use `Var::backward` to keep them all.
-    #[error("{op}: node {node} is not a leaf, and backward_leaves kept only the leaves' gradients")]
+    /// `var` is an intermediate node (neither a leaf nor a constant); use
+    /// `Var::backward` to keep them all.
+    #[error(
+        "{op}: node {node} is an intermediate node, and backward_leaves kept only the leaves' gradients"
+    )]
     GradientNotRetained {
         /// The operation called.
         op: &'static str,

@@ -140,7 +140,8 @@ pub mod prelude {
     #[doc(no_inline)]
     pub use crate::tensor::ops::{
         broadcast_shape, map_binary, map_binary_into, map_unary, map_unary_into, matmul,
-        matmul_into, max_axis, max_axis_into, mean_axis, mean_axis_into, sum_axis, sum_axis_into,
+        matmul_affine, matmul_into, max_axis, max_axis_into, mean_axis, mean_axis_into, sum_axis,
+        sum_axis_into,
     };
     #[doc(no_inline)]
     pub use crate::tensor::{

@@ -440,3 +440,32 @@ fn gradients_are_bit_identical_for_every_thread_count_split_and_keep() -> Result
     }
     Ok(())
 }
+
+#[test]
+fn gradients_answer_only_for_their_own_tape_and_keep_constants_as_zeros() -> Result<(), Error> {
+    let tape = Tape::<f64>::new();
+    let x = tape.leaf(Tensor::from_vec([2], vec![1.0, 2.0])?)?;
+    let c = tape.constant(Tensor::from_vec([2], vec![3.0, 4.0])?)?;
+    let h = x.mul(&c)?;
+    let loss = h.sum_axis::<Rank<0>>(0)?;
+    // Another tape with a leaf at every node number of the first.
+    let other = Tape::<f64>::new();
+    let strangers: Vec<_> = (0..4)
+        .map(|_| other.leaf(Tensor::from_vec([2], vec![0.0, 0.0])?))
+        .collect::<Result<_, _>>()?;
+    for grads in [loss.backward()?, loss.backward_leaves()?] {
+        assert_eq!(grads.get(&x)?.as_slice(), &[3.0, 4.0]);
+        assert_eq!(grads.get(&c)?.as_slice(), &[0.0, 0.0]); // not differentiated
+        for stranger in &strangers {
+            assert!(matches!(
+                grads.get(stranger),
+                Err(Error::InvalidArgument { .. })
+            ));
+        }
+    }
+    assert!(matches!(
+        loss.backward_leaves()?.get(&h),
+        Err(Error::GradientNotRetained { node: 2, .. })
+    ));
+    Ok(())
+}

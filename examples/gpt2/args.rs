@@ -42,7 +42,7 @@ pub const USAGE: &str = "usage: gpt2 [--model PATH --tokens ID,ID,...] [--genera
   --generate N      new tokens (default 16 with --model, 64 without)
   --dtype f32|f64   the compute type (default f32); any stored float dtype is converted once
   --weights f32|bf16|f16
-                    how the layers' matrices and the head are kept (default f32, the compute type):
+                    how the layers' matrices and the head are kept (default f32: in the compute type, so f64 under --dtype f64):
                     bf16 / f16 round them once and multiply straight from half precision (f32 compute
                     only; the self-check then runs the fixture stored in that precision)
   --logits-out FILE write the logits of every generated step, [steps, vocab] f32 safetensors

@@ -89,15 +89,22 @@ fn project<F: Element>(
     }
 }
 
-/// `x · W + b` for a Conv1D layer.
+/// `x · W + b` for a Conv1D layer: one `matmul_affine` (the bias added as
+/// each block of the product is finished, the same bits as adding it after)
+/// in the compute type, or `half_linear` and the bias in half precision.
 fn linear<F: Element>(
     x: &impl AsView<2, F>,
     weight: Linear<'_, F>,
     bias: View<'_, 1, F>,
 ) -> Result<Tensor<2, F>, ModelError> {
-    let mut out = project(x, weight)?;
-    out.view_mut().zip_map_inplace(&bias, |v, b| v + b)?;
-    Ok(out)
+    match weight {
+        Linear::Dense(w) => Ok(matmul_affine(x, &w, F::one(), Some(bias))?),
+        Linear::Half(w) => {
+            let mut out = F::half_linear(x.as_view(), w)?;
+            out.view_mut().zip_map_inplace(&bias, |v, b| v + b)?;
+            Ok(out)
+        }
+    }
 }
 
 /// The model: parameters as views, and the forward pass.

@@ -42,6 +42,7 @@ mod views;
 
 use std::cell::RefCell;
 use std::marker::PhantomData;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::error::Error;
 use crate::tensor::{ArrayBase, AsArray, Dimension, DynTensor, Element, Float};
@@ -60,9 +61,21 @@ impl<T: Float + Element<Acc = T>> Real for T {}
 /// let tape = Tape::<f32>::new();
 /// assert_eq!(tape.len(), 0);
 /// ```
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct Tape<T> {
     nodes: RefCell<Vec<Node<T>>>,
+    /// This tape's number among all tapes of the process, so gradients can
+    /// tell a variable of their own tape from another tape's.
+    id: u64,
+}
+
+/// Tapes made so far (the next tape's `id`).
+static TAPES: AtomicU64 = AtomicU64::new(0);
+
+impl<T: Real> Default for Tape<T> {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 /// A value on a [`Tape`], of rank `D` (`Rank<R>` or `DynRank`).
@@ -92,6 +105,7 @@ impl<T: Real> Tape<T> {
     pub fn new() -> Self {
         Tape {
             nodes: RefCell::new(Vec::new()),
+            id: TAPES.fetch_add(1, Ordering::Relaxed),
         }
     }
 
@@ -327,7 +341,7 @@ impl<'t, D: Dimension, T: Real> Var<'t, D, T> {
     pub fn backward(&self) -> Result<Grads<T>, Error> {
         let nodes = self.tape.nodes.borrow();
         let pass = backward::run(&nodes, self.id, Keep::All)?;
-        Ok(Grads::new(pass, Keep::All))
+        Ok(Grads::new(pass, Keep::All, self.tape.id))
     }
 
     /// [`Var::backward`] keeping only the leaves' gradients: each
@@ -357,7 +371,7 @@ impl<'t, D: Dimension, T: Real> Var<'t, D, T> {
     pub fn backward_leaves(&self) -> Result<Grads<T>, Error> {
         let nodes = self.tape.nodes.borrow();
         let pass = backward::run(&nodes, self.id, Keep::Leaves)?;
-        Ok(Grads::new(pass, Keep::Leaves))
+        Ok(Grads::new(pass, Keep::Leaves, self.tape.id))
     }
 
     /// The gradients of `sum(self · cotangent)` (a vector–Jacobian product):
@@ -381,7 +395,7 @@ impl<'t, D: Dimension, T: Real> Var<'t, D, T> {
         let seed = cotangent.as_array().materialize()?.into_dyn();
         let nodes = self.tape.nodes.borrow();
         let pass = backward::run_seeded(&nodes, self.id, seed, Keep::All)?;
-        Ok(Grads::new(pass, Keep::All))
+        Ok(Grads::new(pass, Keep::All, self.tape.id))
     }
 }
 
@@ -396,20 +410,24 @@ pub(crate) fn check_rank<E: Dimension>(rank: usize, op: &'static str) -> Result<
     }
 }
 
-/// The gradients of one [`Var::backward`] call, by node.
+/// The gradients of one [`Var::backward`] (every node's), [`Var::backward_with`]
+/// or [`Var::backward_leaves`] (the leaves' only) call, by node, for
+/// variables of the output's tape.
 #[derive(Debug)]
 pub struct Grads<T> {
     grads: Vec<Option<DynTensor<T>>>,
     keep: Keep,
     peak: usize,
+    tape: u64,
 }
 
 impl<T: Real> Grads<T> {
-    fn new(pass: backward::Pass<T>, keep: Keep) -> Self {
+    fn new(pass: backward::Pass<T>, keep: Keep, tape: u64) -> Self {
         Self {
             grads: pass.grads,
             keep,
             peak: pass.peak,
+            tape,
         }
     }
 
@@ -459,14 +477,17 @@ impl<T: Real> Grads<T> {
         elements * size_of::<T>()
     }
 
-    /// The gradient with respect to `var`, of `var`'s rank and shape (zeros if
-    /// the output does not depend on it).
+    /// The gradient with respect to `var`, of `var`'s rank and shape: zeros
+    /// if the output does not depend on it (a constant, an unused leaf).
     ///
     /// # Errors
+    /// [`Error::InvalidArgument`] if `var` is recorded on another tape than
+    /// these gradients' output;
     /// [`Error::AllocationFailed`] if the copy cannot be reserved;
     /// [`Error::IndexOutOfBounds`] if `var` was recorded after the output;
     /// [`Error::GradientNotRetained`] if these gradients came from
-    /// [`Var::backward_leaves`] and `var` is not a leaf.
+    /// [`Var::backward_leaves`] and `var` is an intermediate node (neither
+    /// a leaf nor a constant).
     ///
     /// ```
     /// use llm_from_scratch::autograd::Tape;
@@ -475,12 +496,25 @@ impl<T: Real> Grads<T> {
     /// let x = tape.leaf(Tensor::from_vec([2], vec![1.0, 2.0])?)?;
     /// let y = x.sum_axis::<Rank<0>>(0)?;
     /// assert_eq!(y.backward()?.get(&x)?.as_slice(), &[1.0, 1.0]);
+    /// let other = Tape::<f64>::new();
+    /// let z = other.leaf(Tensor::from_vec([2], vec![0.0, 0.0])?)?;
+    /// assert!(matches!(y.backward()?.get(&z), Err(Error::InvalidArgument { .. })));
     /// # Ok::<(), llm_from_scratch::Error>(())
     /// ```
     pub fn get<D: Dimension>(&self, var: &Var<'_, D, T>) -> Result<ArrayBase<Vec<T>, D>, Error> {
-        let leaf =
-            || matches!(var.tape.nodes.borrow().get(var.id), Some(n) if matches!(n.op, Op::Leaf));
-        if self.keep == Keep::Leaves && var.id < self.grads.len() && !leaf() {
+        if var.tape.id != self.tape {
+            return Err(Error::InvalidArgument {
+                op: "Grads::get",
+                message: "the variable is recorded on another tape than these gradients".into(),
+            });
+        }
+        let kept = || {
+            matches!(
+                var.tape.nodes.borrow().get(var.id),
+                Some(n) if matches!(n.op, Op::Leaf | Op::Constant)
+            )
+        };
+        if self.keep == Keep::Leaves && var.id < self.grads.len() && !kept() {
             return Err(Error::GradientNotRetained {
                 op: "Grads::get",
                 node: var.id,

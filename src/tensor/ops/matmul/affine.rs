@@ -23,13 +23,17 @@ use crate::tensor::shape::rank::MatrixRank;
 /// output rank is inferred from the operands'). Each finished value `c` is
 /// then multiplied by `alpha` (one rounding; skipped for `alpha = 1`) and
 /// `bias[j]` added (one rounding), in that order and without a fused
-/// multiply-add, so the result has the same bits as
+/// multiply-add, so for `f32` and `f64` the result has the same bits as
 /// `matmul(left, right)`, then `· alpha`, then `+ bias` broadcast over the
 /// rows. The kernel applies it while a finished block of rows is in cache.
-/// A bias that is not `n` contiguous `f32` / `f64` values (strided,
-/// broadcast from `[1]`, or half precision) is read through a copy of its
-/// `n` values. `f16` / `bf16` inputs are widened to `f32`, as in `matmul`,
-/// and the result rounded once.
+/// `f16` / `bf16` inputs are widened to `f32`, the product, scale and bias
+/// computed in `f32` exactly as for `f32` inputs, and the result rounded
+/// to the half type once: more accurate than the half-precision
+/// composition, which rounds after each of its three calls, so the two
+/// can differ in the last bit. A bias that is not `n` contiguous `f32` /
+/// `f64` values (strided, broadcast from `[1]`, or half precision) is read
+/// through a copy of its `n` values; with `n = 0` a `[0]` bias is also
+/// accepted (NumPy's broadcasting).
 ///
 /// # Errors
 /// As for [`matmul`](super::matmul), then
@@ -38,8 +42,7 @@ use crate::tensor::shape::rank::MatrixRank;
 /// output or a scratch buffer cannot be reserved.
 ///
 /// ```
-/// use llm_from_scratch::prelude::*;
-/// use llm_from_scratch::tensor::ops::matmul_affine;
+/// use llm_from_scratch::prelude::*; // matmul_affine is in the prelude
 /// let x = Tensor::from_vec([2, 2], vec![1.0, 2.0, 3.0, 4.0])?;
 /// let w = Tensor::from_vec([3, 2], vec![1.0, 0.0, 0.0, 1.0, 1.0, 1.0])?; // [out, in]
 /// let b = Tensor::from_vec([3], vec![0.5, -0.5, 10.0])?;
