@@ -21,6 +21,8 @@
 //!
 //! The exp case (`compare/elementwise.rs`): the crate's `x.exp()` against
 //! `map_unary(f32::exp)` and ndarray's `mapv(f32::exp)` on 2^22 values.
+//! The affine case (`compare/affine.rs`): `matmul_affine` against
+//! `add(matmul(x, Wᵀ), b)` on GPT-2's `c_attn` for 32 tokens.
 //! The norm cases (`compare/norm.rs`): the fused `layer_norm`, `rms_norm`
 //! and `causal_softmax` against their compositions (and LayerNorm against
 //! ndarray).
@@ -33,6 +35,8 @@
 //! allocates nothing (the heap count does not grow with `N`, see BENCHMARKS.md);
 //! `COMPARE_PROBE_SIDE=ndarray` runs ndarray's chain instead.
 
+#[path = "compare/affine.rs"]
+mod affine;
 #[path = "compare/attention.rs"]
 mod attention;
 #[path = "compare/candle.rs"]
@@ -433,6 +437,7 @@ fn main() {
     norm::norms(&mut c);
     norm::causal(&mut c);
     elementwise::exp_f32(&mut c);
+    affine::linear_f32(&mut c);
     pairwise::sum_f32(&mut c);
     decode_step::<f64>(&mut c);
     decode_step::<f32>(&mut c);

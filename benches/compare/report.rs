@@ -142,6 +142,7 @@ pub(crate) fn rows() -> Vec<Row> {
     rows.extend(super::softmax::rows());
     rows.extend(super::norm::rows());
     rows.extend(super::elementwise::rows());
+    rows.extend(super::affine::rows());
     rows.extend(super::pairwise::rows());
     for t in ["f64", "f32"] {
         let group = format!("decode/{t}");
