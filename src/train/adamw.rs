@@ -4,11 +4,10 @@
 //! `_single_tensor_adam` with `decoupled_weight_decay=True`), operation for
 //! operation in the element type, so `f32` results agree with PyTorch's.
 
+use super::chunks::for_each_chunk;
 use super::pairing::{Named, check_names_and_shapes, check_pairing};
 use crate::error::Error;
-use crate::tensor::traverse::simd::{threads_for_bytes, tuning};
 use crate::tensor::{DynTensor, Float};
-use rayon::prelude::*;
 
 /// Elements per rayon task: the update is elementwise, so the split only
 /// sets the parallel grain, never a result bit.
@@ -378,18 +377,13 @@ impl<T: Float> AdamW<T> {
         // chunks can be reserved; else in order on this thread. Each value
         // is updated by the same expression either way.
         let elements: usize = grads.iter().map(|(_, g)| g.as_slice().len()).sum();
-        let bytes = elements.saturating_mul(4 * size_of::<T>());
-        let mut list = Vec::new();
-        if threads_for_bytes(bytes, tuning()) > 1
-            && list
-                .try_reserve_exact(elements.div_ceil(CHUNK) + grads.len())
-                .is_ok()
-        {
-            list.extend(chunks);
-            list.into_par_iter().for_each(update);
-        } else {
-            chunks.for_each(update);
-        }
+        let count = elements.div_ceil(CHUNK) + grads.len();
+        for_each_chunk(
+            chunks,
+            count,
+            elements.saturating_mul(4 * size_of::<T>()),
+            update,
+        );
         self.step = step;
         Ok(())
     }

@@ -1,6 +1,7 @@
 //! Global-norm gradient clipping: PyTorch's
 //! `torch.nn.utils.clip_grad_norm_(params, max_norm, norm_type=2)`.
 
+use super::chunks::for_each_chunk;
 use super::pairing::Named;
 use crate::error::Error;
 use crate::tensor::Float;
@@ -177,15 +178,12 @@ pub fn clip_grad_norm<T: Float>(
         let blocks = grads
             .iter_mut()
             .flat_map(|(_, grad)| grad.as_mut_slice().chunks_mut(BLOCK));
-        let mut list = Vec::new();
-        if threads_for_bytes(elements.saturating_mul(2 * size_of::<T>()), tuning()) > 1
-            && list.try_reserve_exact(count).is_ok()
-        {
-            list.extend(blocks);
-            list.into_par_iter().for_each(scale);
-        } else {
-            blocks.for_each(scale);
-        }
+        for_each_chunk(
+            blocks,
+            count,
+            elements.saturating_mul(2 * size_of::<T>()),
+            scale,
+        );
     }
     Ok(ClipReport {
         total_norm,

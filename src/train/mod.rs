@@ -33,6 +33,7 @@
 //! [`Error::ParameterShapeMismatch`]: crate::Error::ParameterShapeMismatch
 
 mod adamw;
+mod chunks;
 mod clip;
 mod pairing;
 mod schedule;
