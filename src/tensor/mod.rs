@@ -31,7 +31,7 @@ pub mod error;
 mod float;
 mod fmt;
 pub mod gguf;
-mod lanes;
+pub(crate) mod lanes;
 mod math;
 pub mod ops;
 pub mod quant;

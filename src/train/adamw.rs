@@ -4,6 +4,7 @@
 //! `_single_tensor_adam` with `decoupled_weight_decay=True`), operation for
 //! operation in the element type, so `f32` results agree with PyTorch's.
 
+use super::adamw_step::StepScalars;
 use super::chunks::for_each_chunk;
 use super::pairing::{Named, check_names_and_shapes, check_pairing};
 use crate::error::Error;
@@ -162,60 +163,6 @@ pub struct AdamW<T> {
     moments: Vec<Moments<T>>,
 }
 
-/// The scalars of one step, rounded to `T` once, as PyTorch's kernels
-/// receive them.
-#[derive(Clone, Copy)]
-struct StepScalars<T> {
-    decay: T,
-    lerp_weight: T,
-    lerp_small: bool,
-    beta2: T,
-    one_minus_beta2: T,
-    bias_correction2_sqrt: T,
-    eps: T,
-    neg_step_size: T,
-}
-
-impl<T: Float> StepScalars<T> {
-    fn new(config: &AdamWConfig, step: u64) -> Self {
-        let t = step as f64;
-        // Python: `1 - beta1 ** step` with a float step (the state's step is
-        // a float tensor, `.item()` gives a Python float): C's pow.
-        let bias_correction1 = 1.0 - config.beta1.powf(t);
-        let bias_correction2 = 1.0 - config.beta2.powf(t);
-        let step_size = config.lr / bias_correction1;
-        let lerp_weight = 1.0 - config.beta1;
-        StepScalars {
-            decay: T::round_from_f64(1.0 - config.lr * config.weight_decay),
-            lerp_weight: T::round_from_f64(lerp_weight),
-            lerp_small: T::round_from_f64(lerp_weight).abs() < T::round_from_f64(0.5),
-            beta2: T::round_from_f64(config.beta2),
-            one_minus_beta2: T::round_from_f64(1.0 - config.beta2),
-            bias_correction2_sqrt: T::round_from_f64(bias_correction2.sqrt()),
-            eps: T::round_from_f64(config.eps),
-            neg_step_size: T::round_from_f64(-step_size),
-        }
-    }
-
-    /// One element's update, in PyTorch's order (see [`AdamW`]).
-    #[inline]
-    fn update(&self, p: &mut T, m: &mut T, v: &mut T, g: T) {
-        let decayed = *p * self.decay;
-        // ATen's vectorized lerp: fmadd(coeff, end - start, base).
-        *m = if self.lerp_small {
-            self.lerp_weight.mul_add(g - *m, *m)
-        } else {
-            (self.lerp_weight - T::one()).mul_add(g - *m, g)
-        };
-        // ATen's addcmul, `self + value * t1 * t2`, compiled with the multiply
-        // and add contracted: fma(value·t1, t2, self) (measured against
-        // PyTorch 2.15's AVX-512 build: bit for bit).
-        *v = (self.one_minus_beta2 * g).mul_add(g, *v * self.beta2);
-        let denom = v.sqrt() / self.bias_correction2_sqrt + self.eps;
-        *p = decayed + self.neg_step_size * *m / denom;
-    }
-}
-
 impl<T: Float> AdamW<T> {
     /// An optimizer with no state yet (step 0).
     ///
@@ -355,11 +302,7 @@ impl<T: Float> AdamW<T> {
             .checked_add(1)
             .ok_or(Error::ShapeOverflow { op })?;
         let scalars = StepScalars::<T>::new(&self.config, step);
-        let update = |(p, m, v, g): Chunk<'_, T>| {
-            for (((p, m), v), &g) in p.iter_mut().zip(m).zip(v).zip(g) {
-                scalars.update(p, m, v, g);
-            }
-        };
+        let update = |(p, m, v, g): Chunk<'_, T>| scalars.update_run(p, m, v, g);
         let chunks = params
             .iter_mut()
             .zip(grads.iter().zip(&mut self.moments))

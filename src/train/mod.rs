@@ -33,6 +33,7 @@
 //! [`Error::ParameterShapeMismatch`]: crate::Error::ParameterShapeMismatch
 
 mod adamw;
+mod adamw_step;
 mod chunks;
 mod clip;
 mod pairing;
