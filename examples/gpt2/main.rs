@@ -193,6 +193,30 @@ fn default_prompt(vocab: usize) -> Result<Vec<usize>, ModelError> {
 }
 
 /// Generates, prints the ids, the speed against the bandwidth bound, the
+/// The prompt's ids against the model before any work: each below the
+/// vocabulary (named by `--tokens` position, not by the embedding's
+/// gather), and no more of them than the context holds.
+fn check_prompt(prompt: &[usize], config: &Config) -> Result<(), ModelError> {
+    if let Some((position, &id)) = prompt
+        .iter()
+        .enumerate()
+        .find(|(_, id)| **id >= config.vocab)
+    {
+        return Err(ModelError::TokenOutsideVocab {
+            position,
+            id,
+            vocab: config.vocab,
+        });
+    }
+    if prompt.len() > config.context {
+        return Err(ModelError::PromptTooLong {
+            length: prompt.len(),
+            context: config.context,
+        });
+    }
+    Ok(())
+}
+
 /// memory and the cache's layout; writes the logits when asked.
 fn run<F: Element>(
     params: &Params<'_, F>,
@@ -203,12 +227,7 @@ fn run<F: Element>(
     let config = params.config;
     let model = Gpt2 { params };
     let capacity = prompt.len().saturating_add(steps).min(config.context);
-    if prompt.len() > config.context {
-        return Err(ModelError::PromptTooLong {
-            length: prompt.len(),
-            context: config.context,
-        });
-    }
+    check_prompt(prompt, &config)?;
     let mut cache = KvCache::new(&config, capacity)?;
     let keep = Keep {
         step_logits: args.logits_out.is_some(),
@@ -277,11 +296,19 @@ fn speed<F: Element>(params: &Params<'_, F>, prompt: usize, run: &Generation<F>,
     let bytes_per_token = params.bytes() - wpe;
     let bandwidth = read_bandwidth(threads);
     let bound = bandwidth / bytes_per_token as f64;
+    // One generated token comes from the prefill: decode steps start at two.
+    let decode_text = if passes == 0 {
+        "no decode steps (--generate 1 or less)".to_string()
+    } else {
+        format!(
+            "decode {decode:.2} tokens/s ({passes} steps in {:.0} ms)",
+            run.decode.as_secs_f64() * 1e3
+        )
+    };
     println!(
-        "speed ({threads} thread{}): prefill {prefill:.1} tokens/s ({prompt} tokens in {:.1} ms); decode {decode:.2} tokens/s ({passes} steps in {:.0} ms)",
+        "speed ({threads} thread{}): prefill {prefill:.1} tokens/s ({prompt} tokens in {:.1} ms); {decode_text}",
         if threads == 1 { "" } else { "s" },
         run.prefill.as_secs_f64() * 1e3,
-        run.decode.as_secs_f64() * 1e3
     );
     let bound_line = format!(
         "  decode bound: {:.1} MiB of weights per token at {:.1} GB/s measured = {bound:.1} tokens/s",

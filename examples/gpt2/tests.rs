@@ -458,3 +458,36 @@ fn a_logits_path_that_cannot_be_written_is_refused_before_the_run() {
         Some(&[0.5, -1.0, 2.0, 1.0, 0.0, -0.25][..])
     );
 }
+
+#[test]
+fn prompt_ids_are_checked_against_the_vocabulary_by_position() {
+    let buffer = fixture_bytes();
+    let weights = Weights::parse(buffer.as_bytes()).expect("valid");
+    let config = config_of(&weights, 4).expect("shapes");
+    assert!(crate::check_prompt(&[0, config.vocab - 1], &config).is_ok());
+    let error = crate::check_prompt(&[1, 2, config.vocab, 3], &config).unwrap_err();
+    assert!(matches!(
+        error,
+        ModelError::TokenOutsideVocab { position: 2, id, vocab } if id == config.vocab && vocab == config.vocab
+    ));
+    assert!(error.to_string().starts_with("--tokens: id "), "{error}");
+    let long = vec![0; config.context + 1];
+    assert!(matches!(
+        crate::check_prompt(&long, &config),
+        Err(ModelError::PromptTooLong { length, context }) if length == config.context + 1 && context == config.context
+    ));
+}
+
+#[test]
+fn half_storage_counts_its_converted_matrices_as_copied() {
+    let buffer = fixture_bytes();
+    let weights = Weights::parse(buffer.as_bytes()).expect("valid");
+    let config = config_of(&weights, 4).expect("shapes");
+    let f32_params = Params::<f32>::from_file(&weights, config).expect("loads");
+    let f32_copied = f32_params.copied_bytes;
+    let (c, v, l) = (config.width, config.vocab, config.layers);
+    // wte, and per layer c_attn (C x 3C), c_proj (C x C), c_fc (C x 4C), mlp.c_proj (4C x C).
+    let matrices = v * c + l * (3 * c * c + c * c + 4 * c * c + 4 * c * c);
+    let half = f32_params.into_storage(Storage::Bf16).expect("converts");
+    assert_eq!(half.copied_bytes, f32_copied + 2 * matrices);
+}

@@ -62,6 +62,16 @@ pub enum ModelError {
         "the logits at position {position} hold {count} NaN values: the weights hold NaN or infinities, or the computation overflowed"
     )]
     NanLogits { position: usize, count: usize },
+    /// A `--tokens` id is not below the vocabulary size (GPT-2's embedding
+    /// has one row per id `0..vocab`).
+    #[error(
+        "--tokens: id {id} at position {position} is outside this model's vocabulary of {vocab} tokens (ids 0..{vocab})"
+    )]
+    TokenOutsideVocab {
+        position: usize,
+        id: usize,
+        vocab: usize,
+    },
     /// The prompt does not fit the context.
     #[error("the prompt has {length} tokens, the model's context is {context}")]
     PromptTooLong { length: usize, context: usize },
@@ -140,7 +150,8 @@ pub struct Params<'b, F> {
     /// The matrices [`Params::into_storage`] moved to half precision.
     halves: BTreeMap<String, HalfMatrix>,
     vectors: BTreeMap<String, Param<'b, 1, F>>,
-    /// Bytes of parameters copied out of the file (0 for f32 from an aligned file).
+    /// Bytes of parameters copied or converted out of the file (0 for f32
+    /// from an aligned file; every converted matrix for bf16 / f16 storage).
     pub copied_bytes: usize,
 }
 
@@ -329,6 +340,7 @@ impl<'b, F: Element> Params<'b, F> {
                 unreachable!("{name} is checked on load")
             };
             let view = param.view();
+            self.copied_bytes += view.len() * 2;
             let out_in = if name == "wte.weight" {
                 view
             } else {
