@@ -412,11 +412,19 @@ fn scatter_slice<T: Real>(
     let d = dy.as_slice();
     debug_assert_eq!(d.len(), outer * n_out * inner);
     let threads = threads_for::<T>(3 * d.len());
+    // With step 1 the slice of one outer index is one run of
+    // `n_out · inner` values (a narrow of the last axis would otherwise be
+    // runs of one value each).
+    let (runs, run_len, run_step) = if step == 1 {
+        (1, n_out * inner, 0)
+    } else {
+        (n_out, inner, step * inner)
+    };
     for_each_rows(slot.as_mut_slice(), n_in * inner, threads, |rows, dx| {
         for (local, o) in rows.enumerate() {
-            for j in 0..n_out {
-                let src = &d[(o * n_out + j) * inner..][..inner];
-                let dst = &mut dx[(local * n_in + start + j * step) * inner..][..inner];
+            for j in 0..runs {
+                let src = &d[(o * runs + j) * run_len..][..run_len];
+                let dst = &mut dx[(local * n_in + start) * inner + j * run_step..][..run_len];
                 if fresh {
                     dst.copy_from_slice(src);
                 } else {
