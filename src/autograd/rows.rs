@@ -1,9 +1,12 @@
 //! Threads for the backward rules' own loops (accumulating, scattering,
 //! the norm and softmax rules): the same split as the tensor kernels.
 //!
-//! A loop whose traffic clears the kernels' threshold (about 1 MiB, see
-//! `tensor::traverse::simd`) is cut into blocks of whole rows, each
-//! written by one task exactly as the one-thread loop writes it; below the
+//! A loop whose traffic clears a quarter of the kernels' threshold (about
+//! 256 KiB against their 1 MiB, see `tensor::traverse::simd`: these loops
+//! run inside a training step on a pool worker, where a region is a join
+//! the other worker steals, cheaper than the kernels' general case) is cut
+//! into blocks of whole rows, each written by one task exactly as the
+//! one-thread loop writes it; below the
 //! threshold it runs on the calling thread. No value depends on the split,
 //! so gradients stay bit-identical for every thread count. (A training
 //! step's backward pass was mostly these loops on one thread while the
@@ -20,9 +23,12 @@ use crate::tensor::traverse::simd::{threads_for_bytes, tuning};
 
 use super::Real;
 
-/// Threads for a loop that reads and writes `values` values of `T` in all.
+/// Threads for a loop that reads and writes `values` values of `T` in all:
+/// each byte counts four times against the kernels' byte threshold (on two
+/// threads a 2-thread README-model step measured 11.1-11.3k -> 11.4-11.5k
+/// tokens/s in three alternated pairs; 16 times was no better).
 pub(crate) fn threads_for<T>(values: usize) -> usize {
-    threads_for_bytes(values.saturating_mul(size_of::<T>()), tuning())
+    threads_for_bytes(values.saturating_mul(4 * size_of::<T>()), tuning())
 }
 
 /// Calls `body(rows, block)` for consecutive blocks of whole rows of `out`
