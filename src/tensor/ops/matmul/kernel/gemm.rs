@@ -4,8 +4,9 @@
 //! Per matrix: blocks of [`NC`] columns, then [`KC`]-deep slices of `k` in
 //! ascending order, then [`MC`] rows. The right block's slices (`KC × NC`
 //! each, as many as [`PACK_BUDGET`] holds) are packed into zero-padded
-//! `NR`-column panels and shared by all threads, which then run through
-//! them in one parallel region; each row task packs its left rows into
+//! `NR`-column panels (by the threads too, panel by panel, from
+//! [`PARALLEL_PACK_BYTES`]) and shared by all threads, which then run
+//! through them in one parallel region; each row task packs its left rows into
 //! `MR`-row panels. A `k` slice continues the chains where the previous
 //! slice stored them (the first starts them at +0.0; a stored float is
 //! reloaded exactly).
@@ -27,6 +28,7 @@ use pulp::{Simd, WithSimd};
 use rayon::prelude::*;
 use std::any::Any;
 use std::cell::RefCell;
+use std::thread::LocalKey;
 
 /// Depth of one `k` slice.
 const KC: usize = 256;
@@ -41,6 +43,10 @@ const NC: usize = 1024;
 /// lost 5 % on one thread and 8 % on two. At the README training model's
 /// sizes a `k = 128` product is one group and a `k = 512` one two.
 const PACK_BUDGET: usize = 1 << 19;
+
+/// Bytes of packed right operand from which a parallel product packs its
+/// panels on the threads too (the row tasks wait for the packing anyway).
+const PARALLEL_PACK_BYTES: usize = 1 << 18;
 
 /// The packing buffers of one thread, grown on first use.
 #[derive(Default)]
@@ -57,23 +63,31 @@ thread_local! {
     /// stealing) starts its own instead. Every panel is rewritten whole,
     /// zero padding included, before it is read, so old contents never
     /// reach a result.
-    static CACHED: RefCell<Option<Box<dyn Any>>> = const { RefCell::new(None) };
+    static CACHED: Cache = const { RefCell::new(None) };
+    /// The left panels of the row tasks this thread runs for a parallel
+    /// product (a pool thread's, or the caller's while its own [`CACHED`]
+    /// buffers are out): kept the same way, so a region's tasks do not
+    /// allocate and zero-fill fresh pages (a freed worker buffer goes back
+    /// to the system, and faulting it in again cost 13 % of a two-thread
+    /// 512² product).
+    static ROW_PANELS: Cache = const { RefCell::new(None) };
 }
 
-impl<F: Float> Scratch<F> {
-    /// This thread's cached buffers for `F`, or new empty ones (boxed once
-    /// per thread and element type: the same box goes back and forth).
-    fn take() -> Box<Self> {
-        CACHED
-            .with(|c| c.borrow_mut().take())
-            .and_then(|b| b.downcast::<Self>().ok())
-            .unwrap_or_default()
-    }
+/// One thread's cached value of some type.
+type Cache = RefCell<Option<Box<dyn Any>>>;
 
-    /// Keeps the buffers for this thread's next product.
-    fn put_back(self: Box<Self>) {
-        CACHED.with(|c| *c.borrow_mut() = Some(self));
-    }
+/// The value cached in `cache` if it is a `T`, else a new default one
+/// (boxed once per thread and type: the same box goes back and forth).
+fn take_cached<T: Default + 'static>(cache: &'static LocalKey<Cache>) -> Box<T> {
+    cache
+        .with(|c| c.borrow_mut().take())
+        .and_then(|b| b.downcast::<T>().ok())
+        .unwrap_or_default()
+}
+
+/// Keeps `value` in `cache` for this thread's next use.
+fn put_cached<T: 'static>(cache: &'static LocalKey<Cache>, value: Box<T>) {
+    cache.with(|c| *c.borrow_mut() = Some(value));
 }
 
 /// All matrices of `problem` into `out`: whole matrices per thread when the
@@ -95,9 +109,8 @@ pub(super) fn run<F: Float>(
     let chunks = out.chunks_exact_mut(m * n);
     let count = chunks.len();
     if splits_evenly(count, threads) {
-        // As few runs of whole matrices as keep the threads even, so each
-        // run reserves its packing buffers once (rayon calls the init once
-        // per run, not once per thread).
+        // As few runs of whole matrices as keep the threads even (fewer
+        // rayon splits); each matrix borrows its thread's cached buffers.
         let run_len = if count.is_multiple_of(threads) {
             count / threads
         } else {
@@ -106,19 +119,22 @@ pub(super) fn run<F: Float>(
         out.par_chunks_exact_mut(m * n)
             .with_min_len(run_len)
             .enumerate()
-            .try_for_each_init(Scratch::default, |scratch, (index, out)| {
+            .try_for_each(|(index, out)| {
                 let (a, b) = problem.matrices(index);
                 let matrix = OneMatrix { a, b, m, n, k };
-                dispatch.run(Product {
+                let mut scratch = take_cached::<Scratch<F>>(&CACHED);
+                let result = dispatch.run(Product {
                     matrix,
                     out,
-                    scratch,
+                    scratch: &mut scratch,
                     epilogue,
                     threads: 1,
-                })
+                });
+                put_cached(&CACHED, scratch);
+                result
             })
     } else {
-        let mut scratch = Scratch::take();
+        let mut scratch = take_cached::<Scratch<F>>(&CACHED);
         let mut result = Ok(());
         for (index, out) in chunks.enumerate() {
             let (a, b) = problem.matrices(index);
@@ -134,7 +150,7 @@ pub(super) fn run<F: Float>(
                 break;
             }
         }
-        scratch.put_back();
+        put_cached(&CACHED, scratch);
         result
     }
 }
@@ -207,10 +223,12 @@ fn product<F: Float, S: Simd, const MR: usize, const NV: usize>(
         for pg in (0..k).step_by(group_depth) {
             let depth = group_depth.min(k - pg);
             let b_pack = try_scratch(&mut scratch.b, width * depth, F::ZERO)?;
+            let parallel_pack =
+                threads > 1 && width * depth * size_of::<F>() >= PARALLEL_PACK_BYTES;
             for (s, slice) in b_pack.chunks_mut(width * KC).enumerate() {
                 let pc = pg + s * KC;
                 let kc = KC.min(k - pc);
-                for (p, panel) in slice.chunks_exact_mut(nr * kc).enumerate() {
+                let pack = |(p, panel): (usize, &mut [F])| {
                     let first = jc + p * nr;
                     let source = Source {
                         data: b.data,
@@ -219,6 +237,14 @@ fn product<F: Float, S: Simd, const MR: usize, const NV: usize>(
                         step_stride: b.row,
                     };
                     pack_panel(source, nr.min(jc + nc - first), nr, kc, panel);
+                };
+                if parallel_pack {
+                    slice
+                        .par_chunks_exact_mut(nr * kc)
+                        .enumerate()
+                        .for_each(pack);
+                } else {
+                    slice.chunks_exact_mut(nr * kc).enumerate().for_each(pack);
                 }
             }
             let group = Group {
@@ -234,13 +260,16 @@ fn product<F: Float, S: Simd, const MR: usize, const NV: usize>(
             if rows_per_task < m {
                 out.par_chunks_mut(rows_per_task * n)
                     .enumerate()
-                    .try_for_each_init(Vec::new, |a_pack, (task, out)| {
-                        simd.vectorize(RowBlock::<F, MR, NV> {
+                    .try_for_each(|(task, out)| {
+                        let mut a_pack = take_cached::<Vec<F>>(&ROW_PANELS);
+                        let result = simd.vectorize(RowBlock::<F, MR, NV> {
                             group,
                             first_row: task * rows_per_task,
                             out,
-                            a_pack,
-                        })
+                            a_pack: &mut a_pack,
+                        });
+                        put_cached(&ROW_PANELS, a_pack);
+                        result
                     })?;
             } else {
                 row_block::<F, S, MR, NV>(simd, group, 0, out, &mut scratch.a)?;
