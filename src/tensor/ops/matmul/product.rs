@@ -6,12 +6,14 @@ use crate::error::Error;
 use crate::tensor::array::base::ArrayBase;
 use crate::tensor::element::Element;
 use crate::tensor::float::Float;
+use crate::tensor::ops::owner;
 use crate::tensor::ops::widen::{narrow, widen};
-use crate::tensor::ops::{output_buffer, owner};
 use crate::tensor::shape::broadcast::broadcast_into;
 use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::dims::Dims;
 use crate::tensor::shape::layout::checked_len;
+use crate::tensor::traverse::alloc::try_filled_parallel;
+use crate::tensor::traverse::simd::{threads_for_bytes, tuning};
 
 /// The output shape `[batch.., m, n]` of two operands (the public function
 /// `op`) and its element count.
@@ -69,8 +71,17 @@ pub(super) fn fresh_product<L: Dimension, M: Dimension, O: Dimension, T: Element
 ) -> Result<ArrayBase<Vec<T>, O>, Error> {
     let (left, right) = (widen(left, op)?, widen(right, op)?);
     let (left, right) = (left.view(), right.view());
-    let mut values = output_buffer(len, op)?;
-    values.resize(len, T::Acc::ZERO);
+    // Zeroed on the threads that will write it when it is large: a fresh
+    // buffer's first touch (its page faults) on the calling thread alone
+    // cost more than the product itself for a 48 MiB attention-score
+    // output on two threads.
+    let threads = threads_for_bytes(len.saturating_mul(size_of::<T::Acc>()), tuning());
+    let mut values = try_filled_parallel(len, T::Acc::ZERO, threads).map_err(|failed| {
+        Error::AllocationFailed {
+            op,
+            elements: failed.elements,
+        }
+    })?;
     kernel::matmul(
         left.strided(),
         right.strided(),
