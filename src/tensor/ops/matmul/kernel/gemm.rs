@@ -7,7 +7,10 @@
 //! `NR`-column panels (by the threads too, panel by panel, from
 //! [`PARALLEL_PACK_BYTES`]) and shared by all threads, which then run
 //! through them in one parallel region; each row task packs its left rows into
-//! `MR`-row panels. A `k` slice continues the chains where the previous
+//! `MR`-row panels. A product of at most [`IN_PLACE_MAX_ROWS`] rows whose
+//! right operand has contiguous columns (a prompt against a row-major
+//! weight) reads its whole panels where they are and packs only a ragged
+//! last one. A `k` slice continues the chains where the previous
 //! slice stored them (the first starts them at +0.0; a stored float is
 //! reloaded exactly).
 //!
@@ -43,6 +46,12 @@ const NC: usize = 1024;
 /// lost 5 % on one thread and 8 % on two. At the README training model's
 /// sizes a `k = 128` product is one group and a `k = 512` one two.
 const PACK_BUDGET: usize = 1 << 19;
+
+/// Rows of a product up to which a right operand with contiguous columns
+/// is read in place rather than packed: packing copies the whole operand
+/// once per product, which for a prompt's 32 rows against GPT-2's weights
+/// is about a third of the work.
+const IN_PLACE_MAX_ROWS: usize = 64;
 
 /// Bytes of packed right operand from which a parallel product packs its
 /// panels on the threads too (the row tasks wait for the packing anyway).
@@ -216,20 +225,25 @@ fn product<F: Float, S: Simd, const MR: usize, const NV: usize>(
     let OneMatrix { a, b, m, n, k } = matrix;
     let nr = NV * lanes::<F, S>();
     let rows_per_task = rows_per_task(m, MR, threads);
+    let in_place = m <= IN_PLACE_MAX_ROWS && b.col == 1;
     for jc in (0..n).step_by(NC) {
         let nc = NC.min(n - jc);
         let width = nc.next_multiple_of(nr);
+        // Whole panels read in place; the others (all, or a ragged last one)
+        // are packed.
+        let in_place_panels = if in_place { nc / nr } else { 0 };
+        let packed = width - in_place_panels * nr;
         let group_depth = (PACK_BUDGET / size_of::<F>() / (width * KC)).max(1) * KC;
         for pg in (0..k).step_by(group_depth) {
             let depth = group_depth.min(k - pg);
-            let b_pack = try_scratch(&mut scratch.b, width * depth, F::ZERO)?;
+            let b_pack = try_scratch(&mut scratch.b, packed * depth, F::ZERO)?;
             let parallel_pack =
-                threads > 1 && width * depth * size_of::<F>() >= PARALLEL_PACK_BYTES;
-            for (s, slice) in b_pack.chunks_mut(width * KC).enumerate() {
+                threads > 1 && packed * depth * size_of::<F>() >= PARALLEL_PACK_BYTES;
+            for (s, slice) in b_pack.chunks_mut((packed * KC).max(1)).enumerate() {
                 let pc = pg + s * KC;
                 let kc = KC.min(k - pc);
                 let pack = |(p, panel): (usize, &mut [F])| {
-                    let first = jc + p * nr;
+                    let first = jc + (in_place_panels + p) * nr;
                     let source = Source {
                         data: b.data,
                         base: b.base + pc * b.row + first * b.col,
@@ -252,6 +266,8 @@ fn product<F: Float, S: Simd, const MR: usize, const NV: usize>(
                 pg,
                 depth,
                 b_pack: &*b_pack,
+                b: in_place.then_some(b),
+                in_place_panels,
                 jc,
                 nc,
                 n,
@@ -294,14 +310,18 @@ fn rows_per_task(m: usize, mr: usize, threads: usize) -> usize {
 /// What every row task of one parallel region shares: the left operand,
 /// the `k` range `pg..pg + depth` (whole [`KC`] slices but the last), the
 /// right operand's packed slices of that range for columns `jc..jc + nc`
-/// (slice after slice, each `nc` rounded up to whole panels wide), and
-/// the output's row length.
+/// (slice after slice, each `nc` rounded up to whole panels wide, less
+/// the panels read in place), and the output's row length.
 #[derive(Clone, Copy)]
 struct Group<'a, 'p, F> {
     a: Matrix<'a, F>,
     pg: usize,
     depth: usize,
     b_pack: &'p [F],
+    /// The right operand, when its first `in_place_panels` panels of
+    /// every slice are read where they are instead of packed.
+    b: Option<Matrix<'a, F>>,
+    in_place_panels: usize,
     jc: usize,
     nc: usize,
     n: usize,
@@ -312,10 +332,12 @@ struct Group<'a, 'p, F> {
 /// One `k` slice of a [`Group`]: what the register tiles of a row block
 /// read.
 #[derive(Clone, Copy)]
-struct Block<'p, F> {
+struct Block<'a, 'p, F> {
     pc: usize,
     kc: usize,
     b_pack: &'p [F],
+    b: Option<Matrix<'a, F>>,
+    in_place_panels: usize,
     jc: usize,
     nc: usize,
     n: usize,
@@ -355,20 +377,24 @@ fn row_block<F: Float, S: Simd, const MR: usize, const NV: usize>(
         pg,
         depth,
         b_pack,
+        b,
+        in_place_panels,
         jc,
         nc,
         n,
         epilogue,
     } = group;
     let rows = out.len() / n;
-    let width = b_pack.len() / depth;
-    for (s, slice) in b_pack.chunks(width * KC).enumerate() {
-        let pc = pg + s * KC;
-        let kc = slice.len() / width;
+    let packed = b_pack.len() / depth;
+    for pc in (pg..pg + depth).step_by(KC) {
+        let kc = KC.min(pg + depth - pc);
+        let start = (pc - pg) * packed;
         let block = Block {
             pc,
             kc,
-            b_pack: slice,
+            b_pack: &b_pack[start..start + kc * packed],
+            b,
+            in_place_panels,
             jc,
             nc,
             n,
@@ -396,78 +422,133 @@ fn row_block<F: Float, S: Simd, const MR: usize, const NV: usize>(
 }
 
 /// Runs the register tiles over packed left panels (`out`: their rows of
-/// the output): each left panel (in L1) against every right panel (in L2),
-/// so each output row is written left to right.
+/// the output). With packed right panels, each left panel (in L1) meets
+/// every right panel (in L2), so each output row is written left to right.
+/// With right panels read in place (a small product), each right panel
+/// meets every left panel in turn (all of them fit in L2), so it comes from
+/// memory once.
 #[inline(always)]
 fn tiles<F: Float, S: Simd, const MR: usize, const NV: usize>(
     simd: S,
-    block: Block<'_, F>,
+    block: Block<'_, '_, F>,
     a_pack: &[F],
     out: &mut [F],
+) {
+    let nr = NV * lanes::<F, S>();
+    let (kc, in_place_panels) = (block.kc, block.in_place_panels);
+    let panels = in_place_panels + block.b_pack.len() / (nr * kc);
+    let left_panels = a_pack.len() / (MR * kc);
+    if block.b.is_some() {
+        for p in 0..panels {
+            for q in 0..left_panels {
+                one_tile::<F, S, MR, NV>(simd, block, a_pack, out, [q, p]);
+            }
+        }
+    } else {
+        for q in 0..left_panels {
+            for p in 0..panels {
+                one_tile::<F, S, MR, NV>(simd, block, a_pack, out, [q, p]);
+            }
+        }
+    }
+}
+
+/// Where a tile reads the right panel's steps: packed (`NV` vectors per
+/// step, step after step) or in place (step `s` at `data[base + s ·
+/// stride..]`, `NV` vectors of contiguous columns).
+#[derive(Clone, Copy)]
+enum Panel<'p, F, V> {
+    Packed(&'p [V]),
+    InPlace {
+        data: &'p [F],
+        base: usize,
+        stride: usize,
+    },
+}
+
+/// Left panel `q` (rows `q · MR..` of `out`) times right panel `p` (columns
+/// `jc + p · nr..`) over one `k` slice: the chains continue from `out`
+/// unless the slice is the first, and are stored back (the live rows and
+/// columns only at the edges).
+#[inline(always)]
+fn one_tile<F: Float, S: Simd, const MR: usize, const NV: usize>(
+    simd: S,
+    block: Block<'_, '_, F>,
+    a_pack: &[F],
+    out: &mut [F],
+    [q, p]: [usize; 2],
 ) {
     let Block {
         pc,
         kc,
         b_pack,
+        b,
+        in_place_panels,
         jc,
         nc,
         n,
-        ..
     } = block;
     let lanes = lanes::<F, S>();
     let nr = NV * lanes;
     let fresh = pc == 0;
     let rows = out.len() / n;
-    for (q, a_panel) in a_pack.chunks_exact(MR * kc).enumerate() {
-        let live_rows = MR.min(rows - q * MR);
-        let out = &mut out[q * MR * n..(q * MR + live_rows) * n];
-        for (p, b_panel) in b_pack.chunks_exact(nr * kc).enumerate() {
-            let col = jc + p * nr;
-            let live_cols = nr.min(jc + nc - col);
-            let b_panel = F::as_vectors::<S>(b_panel).0;
-            if live_rows == MR && live_cols == nr {
-                let init = if fresh {
-                    [[F::splat(simd, F::ZERO); NV]; MR]
-                } else {
-                    core::array::from_fn(|r| {
-                        let row = F::as_vectors::<S>(&out[r * n + col..r * n + col + nr]).0;
-                        core::array::from_fn(|v| row[v])
-                    })
-                };
-                let acc = tile::<F, S, MR, NV>(simd, a_panel, b_panel, init);
-                for (r, lane) in acc.iter().enumerate() {
-                    let row = F::as_mut_vectors::<S>(&mut out[r * n + col..r * n + col + nr]).0;
-                    row.copy_from_slice(lane);
-                }
+    let a_panel = &a_pack[q * MR * kc..(q + 1) * MR * kc];
+    let live_rows = MR.min(rows - q * MR);
+    let out = &mut out[q * MR * n..(q * MR + live_rows) * n];
+    let col = jc + p * nr;
+    let live_cols = nr.min(jc + nc - col);
+    let b_panel = match b.filter(|_| p < in_place_panels) {
+        Some(b) => Panel::InPlace {
+            data: b.data,
+            base: b.base + pc * b.row + col,
+            stride: b.row,
+        },
+        None => {
+            let first = (p - in_place_panels) * nr * kc;
+            Panel::Packed(F::as_vectors::<S>(&b_pack[first..first + nr * kc]).0)
+        }
+    };
+    if live_rows == MR && live_cols == nr {
+        let init = if fresh {
+            [[F::splat(simd, F::ZERO); NV]; MR]
+        } else {
+            core::array::from_fn(|r| {
+                let row = F::as_vectors::<S>(&out[r * n + col..r * n + col + nr]).0;
+                core::array::from_fn(|v| row[v])
+            })
+        };
+        let acc = tile::<F, S, MR, NV>(simd, a_panel, b_panel, init);
+        for (r, lane) in acc.iter().enumerate() {
+            let row = F::as_mut_vectors::<S>(&mut out[r * n + col..r * n + col + nr]).0;
+            row.copy_from_slice(lane);
+        }
+    } else {
+        // Lanes of vector `v` of row `r` that are output columns (an empty
+        // range past the last column).
+        let edge = |r: usize, v: usize| {
+            let width = lanes.min(live_cols.saturating_sub(v * lanes));
+            let start = if width == 0 {
+                0
             } else {
-                // Lanes of vector `v` of row `r` that are output columns
-                // (an empty range past the last column).
-                let edge = |r: usize, v: usize| {
-                    let width = lanes.min(live_cols.saturating_sub(v * lanes));
-                    let start = if width == 0 {
-                        0
-                    } else {
-                        r * n + col + v * lanes
-                    };
-                    start..start + width
-                };
-                // Loops, not `from_fn` closures: a closure does not inherit
-                // the target features, so the vector operations in it
-                // would become calls.
-                let mut init = [[F::splat(simd, F::ZERO); NV]; MR];
-                if !fresh {
-                    for (r, chains) in init.iter_mut().enumerate().take(live_rows) {
-                        for (v, chain) in chains.iter_mut().enumerate() {
-                            *chain = F::load_partial(simd, &out[edge(r, v)]);
-                        }
-                    }
+                r * n + col + v * lanes
+            };
+            start..start + width
+        };
+        // Loops, not `from_fn` closures: a closure does not inherit the
+        // target features, so the vector operations in it would become
+        // calls.
+        let mut init = [[F::splat(simd, F::ZERO); NV]; MR];
+        if !fresh {
+            for (r, chains) in init.iter_mut().enumerate().take(live_rows) {
+                for (v, chain) in chains.iter_mut().enumerate() {
+                    *chain = F::load_partial(simd, &out[edge(r, v)]);
                 }
-                let acc = tile::<F, S, MR, NV>(simd, a_panel, b_panel, init);
-                for (r, lane) in acc.iter().enumerate().take(live_rows) {
-                    for (v, &vector) in lane.iter().enumerate() {
-                        F::store_partial(simd, &mut out[edge(r, v)], vector);
-                    }
-                }
+            }
+        }
+        let acc = tile::<F, S, MR, NV>(simd, a_panel, b_panel, init);
+        for (r, lane) in acc.iter().enumerate().take(live_rows) {
+            for (v, &vector) in lane.iter().enumerate() {
+                F::store_partial(simd, &mut out[edge(r, v)], vector);
             }
         }
     }
@@ -475,23 +556,49 @@ fn tiles<F: Float, S: Simd, const MR: usize, const NV: usize>(
 
 /// The register tile: `MR × NV` vectors of chains advanced through one `k`
 /// slice in ascending order, each step one fused multiply-add per chain
-/// (`chain = fma(a, b, chain)`).
+/// (`chain = fma(a, b, chain)`), whichever way the right panel is read.
 #[inline(always)]
 fn tile<F: Lanes, S: Simd, const MR: usize, const NV: usize>(
     simd: S,
     a_panel: &[F],
-    b_panel: &[F::Vector<S>],
+    b_panel: Panel<'_, F, F::Vector<S>>,
     mut acc: [[F::Vector<S>; NV]; MR],
 ) -> [[F::Vector<S>; NV]; MR] {
     let (a_steps, _) = pulp::as_arrays::<MR, F>(a_panel);
-    let (b_steps, _) = pulp::as_arrays::<NV, F::Vector<S>>(b_panel);
-    for (a_step, b_step) in a_steps.iter().zip(b_steps) {
-        for (chains, &a_value) in acc.iter_mut().zip(a_step) {
-            let a_value = F::splat(simd, a_value);
-            for (chain, &b_value) in chains.iter_mut().zip(b_step) {
-                *chain = F::mul_add(simd, a_value, b_value, *chain);
+    match b_panel {
+        Panel::Packed(b_panel) => {
+            let (b_steps, _) = pulp::as_arrays::<NV, F::Vector<S>>(b_panel);
+            for (a_step, b_step) in a_steps.iter().zip(b_steps) {
+                step::<F, S, MR, NV>(simd, &mut acc, a_step, b_step);
+            }
+        }
+        Panel::InPlace { data, base, stride } => {
+            let nr = NV * lanes::<F, S>();
+            for (s, a_step) in a_steps.iter().enumerate() {
+                let start = base + s * stride;
+                let row = F::as_vectors::<S>(&data[start..start + nr]).0;
+                for b_step in pulp::as_arrays::<NV, F::Vector<S>>(row).0 {
+                    step::<F, S, MR, NV>(simd, &mut acc, a_step, b_step);
+                }
             }
         }
     }
     acc
+}
+
+/// One step of `k` of the tile: `chain = fma(a[r], b[v], chain)` for every
+/// row `r` and vector `v`.
+#[inline(always)]
+fn step<F: Lanes, S: Simd, const MR: usize, const NV: usize>(
+    simd: S,
+    acc: &mut [[F::Vector<S>; NV]; MR],
+    a_step: &[F; MR],
+    b_step: &[F::Vector<S>; NV],
+) {
+    for (chains, &a_value) in acc.iter_mut().zip(a_step) {
+        let a_value = F::splat(simd, a_value);
+        for (chain, &b_value) in chains.iter_mut().zip(b_step) {
+            *chain = F::mul_add(simd, a_value, b_value, *chain);
+        }
+    }
 }
