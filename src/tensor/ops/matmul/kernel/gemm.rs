@@ -509,18 +509,23 @@ fn one_tile<F: Float, S: Simd, const MR: usize, const NV: usize>(
         }
     };
     if live_rows == MR && live_cols == nr {
-        let init = if fresh {
-            [[F::splat(simd, F::ZERO); NV]; MR]
-        } else {
-            core::array::from_fn(|r| {
+        // Loops, not `from_fn` or `copy_from_slice`: those became a
+        // closure call and `memmove` calls here (a tenth of a 512² product).
+        let mut init = [[F::splat(simd, F::ZERO); NV]; MR];
+        if !fresh {
+            for (r, chains) in init.iter_mut().enumerate() {
                 let row = F::as_vectors::<S>(&out[r * n + col..r * n + col + nr]).0;
-                core::array::from_fn(|v| row[v])
-            })
-        };
+                for (chain, &value) in chains.iter_mut().zip(row) {
+                    *chain = value;
+                }
+            }
+        }
         let acc = tile::<F, S, MR, NV>(simd, a_panel, b_panel, init);
         for (r, lane) in acc.iter().enumerate() {
             let row = F::as_mut_vectors::<S>(&mut out[r * n + col..r * n + col + nr]).0;
-            row.copy_from_slice(lane);
+            for (slot, &value) in row.iter_mut().zip(lane) {
+                *slot = value;
+            }
         }
     } else {
         // Lanes of vector `v` of row `r` that are output columns (an empty
