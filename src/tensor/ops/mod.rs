@@ -118,12 +118,31 @@ use crate::error::Error;
 use crate::tensor::array::base::ArrayBase;
 use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::layout::Layout;
-use crate::tensor::traverse::alloc::try_buffer;
+use crate::tensor::traverse::alloc::{try_buffer, try_filled_parallel};
 
 /// An output buffer for `elements` values of the operation `op`, reserved
 /// with `try_reserve`.
 pub(crate) fn output_buffer<T>(elements: usize, op: &'static str) -> Result<Vec<T>, Error> {
     try_buffer(elements).map_err(|failed| Error::AllocationFailed {
+        op,
+        elements: failed.elements,
+    })
+}
+
+/// `elements` copies of `value` for an output that threads will write in
+/// disjoint blocks, filled on the pool when `threads > 1` (the first touch
+/// of a fresh buffer's pages spread over the threads, see
+/// [`try_filled_parallel`]).
+///
+/// # Errors
+/// [`Error::AllocationFailed`] of `op` if the values cannot be reserved.
+pub(crate) fn output_filled<T: Copy + Send + Sync>(
+    elements: usize,
+    value: T,
+    threads: usize,
+    op: &'static str,
+) -> Result<Vec<T>, Error> {
+    try_filled_parallel(elements, value, threads).map_err(|failed| Error::AllocationFailed {
         op,
         elements: failed.elements,
     })

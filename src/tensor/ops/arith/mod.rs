@@ -15,12 +15,12 @@ use crate::tensor::array::base::ArrayBase;
 use crate::tensor::array::borrow::AsArray;
 use crate::tensor::array::storage::Readable;
 use crate::tensor::element::Element;
+use crate::tensor::ops::output_filled;
 use crate::tensor::shape::broadcast::broadcast_strides;
 use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::dims::{Dims, DynDims};
 use crate::tensor::shape::rank::BroadcastRank;
 use crate::tensor::traverse::Strided;
-use crate::tensor::traverse::alloc::try_filled_parallel;
 use kernel::{Arith, Operand, arith_blocks, arith_threads};
 
 /// `out <- op(left, right)` over the checked broadcast `shape`.
@@ -65,12 +65,7 @@ where
     let (left, right) = (left.strided(), right.strided());
     let (shape, len) = broadcast_of::<O::Axes>(left.shape, right.shape, name)?;
     let threads = arith_threads::<T>(len);
-    let mut values = try_filled_parallel(len, T::default(), threads).map_err(|failed| {
-        Error::AllocationFailed {
-            op: name,
-            elements: failed.elements,
-        }
-    })?;
+    let mut values = output_filled(len, T::default(), threads, name)?;
     run(op, shape.as_slice(), left, right, &mut values);
     owner(shape, values, name)
 }

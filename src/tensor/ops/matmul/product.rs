@@ -6,13 +6,13 @@ use crate::error::Error;
 use crate::tensor::array::base::ArrayBase;
 use crate::tensor::element::Element;
 use crate::tensor::float::Float;
+use crate::tensor::ops::output_filled;
 use crate::tensor::ops::owner;
 use crate::tensor::ops::widen::{narrow, widen};
 use crate::tensor::shape::broadcast::broadcast_into;
 use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::dims::Dims;
 use crate::tensor::shape::layout::checked_len;
-use crate::tensor::traverse::alloc::try_filled_parallel;
 use crate::tensor::traverse::simd::{threads_for_bytes, tuning};
 
 /// Bytes of a fresh product output from which it is zeroed on the threads:
@@ -89,12 +89,7 @@ pub(super) fn fresh_product<L: Dimension, M: Dimension, O: Dimension, T: Element
     } else {
         1
     };
-    let mut values = try_filled_parallel(len, T::Acc::ZERO, threads).map_err(|failed| {
-        Error::AllocationFailed {
-            op,
-            elements: failed.elements,
-        }
-    })?;
+    let mut values = output_filled(len, T::Acc::ZERO, threads, op)?;
     kernel::matmul(
         left.strided(),
         right.strided(),

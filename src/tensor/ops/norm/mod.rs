@@ -22,11 +22,11 @@ use crate::error::Error;
 use crate::tensor::array::base::{ArrayBase, DynView};
 use crate::tensor::element::Element;
 use crate::tensor::float::Float;
+use crate::tensor::ops::output_filled;
 use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::dims::Dims;
 use crate::tensor::shape::layout::checked_len;
 use crate::tensor::traverse::Strided;
-use crate::tensor::traverse::alloc::try_filled_parallel;
 use crate::tensor::traverse::last_axis::for_each_row;
 use crate::tensor::traverse::simd::{self, Dispatch};
 use kernel::Norm;
@@ -160,12 +160,7 @@ pub(crate) fn fresh<T: Element, D: Dimension>(
 ) -> Result<ArrayBase<Vec<T>, D>, Error> {
     prepared(input, params, eps, None, op, |ready, len| {
         let zero = <T::Acc as Float>::ZERO;
-        let mut values = try_filled_parallel(len, zero, ready.threads).map_err(|failed| {
-            Error::AllocationFailed {
-                op,
-                elements: failed.elements,
-            }
-        })?;
+        let mut values = output_filled(len, zero, ready.threads, op)?;
         ready.write(&mut values);
         let shape = D::Axes::from_slice(ready.input.shape);
         narrow(owner(shape, values, op)?, op)

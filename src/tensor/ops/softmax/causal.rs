@@ -19,13 +19,13 @@ use crate::tensor::array::storage::Readable;
 use crate::tensor::element::Element;
 use crate::tensor::float::Float;
 use crate::tensor::math::apply::{Function, map_lanes_on};
+use crate::tensor::ops::output_filled;
 use crate::tensor::ops::reduce::{Counter, LEAF, dense_max, leaf_sums};
 use crate::tensor::ops::widen::{into_narrowed, narrow, widen};
 use crate::tensor::ops::{check_output_shape, owner};
 use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::dims::Dims;
 use crate::tensor::shape::layout::checked_len;
-use crate::tensor::traverse::alloc::try_filled_parallel;
 use crate::tensor::traverse::last_axis::{RowKernel, for_each_row};
 use crate::tensor::traverse::simd::{Dispatch, tuning};
 
@@ -137,13 +137,7 @@ pub fn causal_softmax<D: Dimension, T: Element>(
     let input = widened.view();
     let input = input.strided();
     let threads = softmax_threads(len);
-    let mut values =
-        try_filled_parallel(len, <T::Acc as Float>::ZERO, threads).map_err(|failed| {
-            Error::AllocationFailed {
-                op,
-                elements: failed.elements,
-            }
-        })?;
+    let mut values = output_filled(len, <T::Acc as Float>::ZERO, threads, op)?;
     let kernel = causal(input.shape, offset);
     for_each_row(input, &mut values, threads, kernel.dispatch, &kernel);
     narrow(owner(D::Axes::from_slice(input.shape), values, op)?, op)

@@ -13,10 +13,10 @@ use crate::tensor::array::borrow::AsArray;
 use crate::tensor::array::storage::Readable;
 use crate::tensor::element::Element;
 use crate::tensor::float::Float;
+use crate::tensor::ops::output_filled;
 use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::dims::Dims;
 use crate::tensor::shape::layout::checked_len;
-use crate::tensor::traverse::alloc::try_filled_parallel;
 use crate::tensor::traverse::simd;
 
 /// The checks of `softmax_axis` (the public function `op`): the axis, then
@@ -97,12 +97,7 @@ pub fn softmax_axis<D: Dimension, T: Element>(
         kernel::softmax(input, axis, len, &mut values);
         values
     } else {
-        let mut values = try_filled_parallel(len, T::Acc::ZERO, threads).map_err(|failed| {
-            Error::AllocationFailed {
-                op,
-                elements: failed.elements,
-            }
-        })?;
+        let mut values = output_filled(len, T::Acc::ZERO, threads, op)?;
         kernel::softmax_blocks(input, axis, &mut values, threads);
         values
     };

@@ -12,10 +12,10 @@ use crate::tensor::array::base::ArrayBase;
 use crate::tensor::array::borrow::AsArray;
 use crate::tensor::element::Element;
 pub use crate::tensor::math::apply::Function;
+use crate::tensor::ops::output_filled;
 use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::dims::Dims;
 use crate::tensor::shape::layout::checked_len;
-use crate::tensor::traverse::alloc::try_filled_parallel;
 use crate::tensor::traverse::simd::tuning;
 use kernel::{unary_blocks, unary_threads};
 
@@ -30,12 +30,7 @@ pub(crate) fn unary_as<D: Dimension, T: Element>(
     let len = checked_len(input.shape, op)?;
     let tuning = tuning();
     let threads = unary_threads::<T>(len, tuning);
-    let mut values = try_filled_parallel(len, T::default(), threads).map_err(|failed| {
-        Error::AllocationFailed {
-            op,
-            elements: failed.elements,
-        }
-    })?;
+    let mut values = output_filled(len, T::default(), threads, op)?;
     unary_blocks(function, input, &mut values, tuning, threads);
     owner(D::Axes::from_slice(input.shape), values, op)
 }
