@@ -22,9 +22,10 @@
 
 use super::epilogue::Epilogue;
 use super::pack::{Source, pack_panel};
+use super::tile::{Block, tiles};
 use super::{Matrix, Problem, splits_evenly};
 use crate::tensor::float::Float;
-use crate::tensor::lanes::{Lanes, lanes};
+use crate::tensor::lanes::lanes;
 use crate::tensor::traverse::alloc::{AllocationFailed, try_scratch};
 use crate::tensor::traverse::simd::Dispatch;
 use pulp::{Simd, WithSimd};
@@ -329,20 +330,6 @@ struct Group<'a, 'p, F> {
     epilogue: Option<Epilogue<'a, F>>,
 }
 
-/// One `k` slice of a [`Group`]: what the register tiles of a row block
-/// read.
-#[derive(Clone, Copy)]
-struct Block<'a, 'p, F> {
-    pc: usize,
-    kc: usize,
-    b_pack: &'p [F],
-    b: Option<Matrix<'a, F>>,
-    in_place_panels: usize,
-    jc: usize,
-    nc: usize,
-    n: usize,
-}
-
 /// The `WithSimd` body of one thread task: rows `first_row..` of a group,
 /// `out` holding those rows of the output.
 struct RowBlock<'a, 'p, 'o, 's, F, const MR: usize, const NV: usize> {
@@ -419,191 +406,4 @@ fn row_block<F: Float, S: Simd, const MR: usize, const NV: usize>(
         epilogue.apply(out, n, jc..jc + nc);
     }
     Ok(())
-}
-
-/// Runs the register tiles over packed left panels (`out`: their rows of
-/// the output). With packed right panels, each left panel (in L1) meets
-/// every right panel (in L2), so each output row is written left to right.
-/// With right panels read in place (a small product), each right panel
-/// meets every left panel in turn (all of them fit in L2), so it comes from
-/// memory once.
-#[inline(always)]
-fn tiles<F: Float, S: Simd, const MR: usize, const NV: usize>(
-    simd: S,
-    block: Block<'_, '_, F>,
-    a_pack: &[F],
-    out: &mut [F],
-) {
-    let nr = NV * lanes::<F, S>();
-    let (kc, in_place_panels) = (block.kc, block.in_place_panels);
-    let panels = in_place_panels + block.b_pack.len() / (nr * kc);
-    let left_panels = a_pack.len() / (MR * kc);
-    if block.b.is_some() {
-        for p in 0..panels {
-            for q in 0..left_panels {
-                one_tile::<F, S, MR, NV>(simd, block, a_pack, out, [q, p]);
-            }
-        }
-    } else {
-        for q in 0..left_panels {
-            for p in 0..panels {
-                one_tile::<F, S, MR, NV>(simd, block, a_pack, out, [q, p]);
-            }
-        }
-    }
-}
-
-/// Where a tile reads the right panel's steps: packed (`NV` vectors per
-/// step, step after step) or in place (step `s` at `data[base + s ·
-/// stride..]`, `NV` vectors of contiguous columns).
-#[derive(Clone, Copy)]
-enum Panel<'p, F, V> {
-    Packed(&'p [V]),
-    InPlace {
-        data: &'p [F],
-        base: usize,
-        stride: usize,
-    },
-}
-
-/// Left panel `q` (rows `q · MR..` of `out`) times right panel `p` (columns
-/// `jc + p · nr..`) over one `k` slice: the chains continue from `out`
-/// unless the slice is the first, and are stored back (the live rows and
-/// columns only at the edges).
-#[inline(always)]
-fn one_tile<F: Float, S: Simd, const MR: usize, const NV: usize>(
-    simd: S,
-    block: Block<'_, '_, F>,
-    a_pack: &[F],
-    out: &mut [F],
-    [q, p]: [usize; 2],
-) {
-    let Block {
-        pc,
-        kc,
-        b_pack,
-        b,
-        in_place_panels,
-        jc,
-        nc,
-        n,
-    } = block;
-    let lanes = lanes::<F, S>();
-    let nr = NV * lanes;
-    let fresh = pc == 0;
-    let rows = out.len() / n;
-    let a_panel = &a_pack[q * MR * kc..(q + 1) * MR * kc];
-    let live_rows = MR.min(rows - q * MR);
-    let out = &mut out[q * MR * n..(q * MR + live_rows) * n];
-    let col = jc + p * nr;
-    let live_cols = nr.min(jc + nc - col);
-    let b_panel = match b.filter(|_| p < in_place_panels) {
-        Some(b) => Panel::InPlace {
-            data: b.data,
-            base: b.base + pc * b.row + col,
-            stride: b.row,
-        },
-        None => {
-            let first = (p - in_place_panels) * nr * kc;
-            Panel::Packed(F::as_vectors::<S>(&b_pack[first..first + nr * kc]).0)
-        }
-    };
-    if live_rows == MR && live_cols == nr {
-        // Loops, not `from_fn` or `copy_from_slice`: those became a
-        // closure call and `memmove` calls here (a tenth of a 512² product).
-        let mut init = [[F::splat(simd, F::ZERO); NV]; MR];
-        if !fresh {
-            for (r, chains) in init.iter_mut().enumerate() {
-                let row = F::as_vectors::<S>(&out[r * n + col..r * n + col + nr]).0;
-                for (chain, &value) in chains.iter_mut().zip(row) {
-                    *chain = value;
-                }
-            }
-        }
-        let acc = tile::<F, S, MR, NV>(simd, a_panel, b_panel, init);
-        for (r, lane) in acc.iter().enumerate() {
-            let row = F::as_mut_vectors::<S>(&mut out[r * n + col..r * n + col + nr]).0;
-            for (slot, &value) in row.iter_mut().zip(lane) {
-                *slot = value;
-            }
-        }
-    } else {
-        // Lanes of vector `v` of row `r` that are output columns (an empty
-        // range past the last column).
-        let edge = |r: usize, v: usize| {
-            let width = lanes.min(live_cols.saturating_sub(v * lanes));
-            let start = if width == 0 {
-                0
-            } else {
-                r * n + col + v * lanes
-            };
-            start..start + width
-        };
-        // Loops, not `from_fn` closures: a closure does not inherit the
-        // target features, so the vector operations in it would become
-        // calls.
-        let mut init = [[F::splat(simd, F::ZERO); NV]; MR];
-        if !fresh {
-            for (r, chains) in init.iter_mut().enumerate().take(live_rows) {
-                for (v, chain) in chains.iter_mut().enumerate() {
-                    *chain = F::load_partial(simd, &out[edge(r, v)]);
-                }
-            }
-        }
-        let acc = tile::<F, S, MR, NV>(simd, a_panel, b_panel, init);
-        for (r, lane) in acc.iter().enumerate().take(live_rows) {
-            for (v, &vector) in lane.iter().enumerate() {
-                F::store_partial(simd, &mut out[edge(r, v)], vector);
-            }
-        }
-    }
-}
-
-/// The register tile: `MR × NV` vectors of chains advanced through one `k`
-/// slice in ascending order, each step one fused multiply-add per chain
-/// (`chain = fma(a, b, chain)`), whichever way the right panel is read.
-#[inline(always)]
-fn tile<F: Lanes, S: Simd, const MR: usize, const NV: usize>(
-    simd: S,
-    a_panel: &[F],
-    b_panel: Panel<'_, F, F::Vector<S>>,
-    mut acc: [[F::Vector<S>; NV]; MR],
-) -> [[F::Vector<S>; NV]; MR] {
-    let (a_steps, _) = pulp::as_arrays::<MR, F>(a_panel);
-    match b_panel {
-        Panel::Packed(b_panel) => {
-            let (b_steps, _) = pulp::as_arrays::<NV, F::Vector<S>>(b_panel);
-            for (a_step, b_step) in a_steps.iter().zip(b_steps) {
-                step::<F, S, MR, NV>(simd, &mut acc, a_step, b_step);
-            }
-        }
-        Panel::InPlace { data, base, stride } => {
-            let nr = NV * lanes::<F, S>();
-            for (s, a_step) in a_steps.iter().enumerate() {
-                let start = base + s * stride;
-                let row = F::as_vectors::<S>(&data[start..start + nr]).0;
-                for b_step in pulp::as_arrays::<NV, F::Vector<S>>(row).0 {
-                    step::<F, S, MR, NV>(simd, &mut acc, a_step, b_step);
-                }
-            }
-        }
-    }
-    acc
-}
-
-/// One step of `k` of the tile: `chain = fma(a[r], b[v], chain)` for every
-/// row `r` and vector `v`.
-#[inline(always)]
-fn step<F: Lanes, S: Simd, const MR: usize, const NV: usize>(
-    simd: S,
-    acc: &mut [[F::Vector<S>; NV]; MR],
-    a_step: &[F; MR],
-    b_step: &[F::Vector<S>; NV],
-) {
-    for (chains, &a_value) in acc.iter_mut().zip(a_step) {
-        let a_value = F::splat(simd, a_value);
-        for (chain, &b_value) in chains.iter_mut().zip(b_step) {
-            *chain = F::mul_add(simd, a_value, b_value, *chain);
-        }
-    }
 }

@@ -40,6 +40,7 @@ mod epilogue;
 mod gemm;
 mod pack;
 mod small;
+mod tile;
 mod transpose;
 
 pub(crate) use epilogue::Epilogue;
