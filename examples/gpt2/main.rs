@@ -192,7 +192,6 @@ fn default_prompt(vocab: usize) -> Result<Vec<usize>, ModelError> {
     })
 }
 
-/// Generates, prints the ids, the speed against the bandwidth bound, the
 /// The prompt's ids against the model before any work: each below the
 /// vocabulary (named by `--tokens` position, not by the embedding's
 /// gather), and no more of them than the context holds.
@@ -217,6 +216,7 @@ fn check_prompt(prompt: &[usize], config: &Config) -> Result<(), ModelError> {
     Ok(())
 }
 
+/// Generates, prints the ids, the speed against the bandwidth bound, the
 /// memory and the cache's layout; writes the logits when asked.
 fn run<F: Element>(
     params: &Params<'_, F>,

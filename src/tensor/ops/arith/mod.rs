@@ -9,13 +9,12 @@ mod assign;
 pub(crate) mod kernel;
 
 use super::map::broadcast_of;
-use super::{check_output_shape, owner};
+use super::{check_output_shape, output_filled, owner};
 use crate::error::Error;
 use crate::tensor::array::base::ArrayBase;
 use crate::tensor::array::borrow::AsArray;
 use crate::tensor::array::storage::Readable;
 use crate::tensor::element::Element;
-use crate::tensor::ops::output_filled;
 use crate::tensor::shape::broadcast::broadcast_strides;
 use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::dims::{Dims, DynDims};

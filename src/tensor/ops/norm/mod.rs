@@ -17,12 +17,11 @@ pub use layer_norm::{layer_norm, layer_norm_into};
 pub use rms_norm::{rms_norm, rms_norm_into};
 
 use super::widen::{into_narrowed, narrow, widen};
-use super::{check_output_shape, output_buffer, owner};
+use super::{check_output_shape, output_buffer, output_filled, owner};
 use crate::error::Error;
 use crate::tensor::array::base::{ArrayBase, DynView};
 use crate::tensor::element::Element;
 use crate::tensor::float::Float;
-use crate::tensor::ops::output_filled;
 use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::dims::Dims;
 use crate::tensor::shape::layout::checked_len;

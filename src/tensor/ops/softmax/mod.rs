@@ -6,14 +6,13 @@ mod kernel;
 pub use causal::{causal_softmax, causal_softmax_into};
 
 use super::widen::{into_narrowed, narrow, widen};
-use super::{check_output_shape, output_buffer, owner};
+use super::{check_output_shape, output_buffer, output_filled, owner};
 use crate::error::Error;
 use crate::tensor::array::base::ArrayBase;
 use crate::tensor::array::borrow::AsArray;
 use crate::tensor::array::storage::Readable;
 use crate::tensor::element::Element;
 use crate::tensor::float::Float;
-use crate::tensor::ops::output_filled;
 use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::dims::Dims;
 use crate::tensor::shape::layout::checked_len;

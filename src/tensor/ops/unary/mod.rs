@@ -6,13 +6,12 @@
 pub(crate) mod kernel;
 mod methods;
 
-use super::{check_output_shape, owner};
+use super::{check_output_shape, output_filled, owner};
 use crate::error::Error;
 use crate::tensor::array::base::ArrayBase;
 use crate::tensor::array::borrow::AsArray;
 use crate::tensor::element::Element;
 pub use crate::tensor::math::apply::Function;
-use crate::tensor::ops::output_filled;
 use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::dims::Dims;
 use crate::tensor::shape::layout::checked_len;

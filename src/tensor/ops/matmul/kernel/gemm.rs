@@ -240,6 +240,7 @@ fn product<F: Float, S: Simd, const MR: usize, const NV: usize>(
             let b_pack = try_scratch(&mut scratch.b, packed * depth, F::ZERO)?;
             let parallel_pack =
                 threads > 1 && packed * depth * size_of::<F>() >= PARALLEL_PACK_BYTES;
+            // (`max(1)`: with every panel read in place `b_pack` is empty.)
             for (s, slice) in b_pack.chunks_mut((packed * KC).max(1)).enumerate() {
                 let pc = pg + s * KC;
                 let kc = KC.min(k - pc);
