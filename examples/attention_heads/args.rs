@@ -171,7 +171,7 @@ fn check(batch: usize, seq: usize, heads: usize, width: usize) -> Result<Config,
     if memory > MEMORY_CAP {
         return Err(FlagsError::Usage(format!(
             "these sizes need about {} MiB of memory; this example keeps every tensor in memory \
-             (three [B, H, T, T] attention tensors among them) and stops at {} MiB",
+             (two [B, H, T, T] attention tensors among them) and stops at {} MiB",
             memory >> 20,
             MEMORY_CAP >> 20
         )));
@@ -199,18 +199,17 @@ fn reference_work(dims: &Dims) -> u128 {
 
 /// Estimated peak bytes (saturating): `n = B·T·C` values held about 14 times
 /// (qkv 3n, Q/K/V copies 3n, Y n, merged Y n, the checks up to 6n: growing
-/// reference vectors double their capacity), three
-/// `[B, H, T, T]` attention tensors of `f64` at once (scores, masked, P;
-/// the raw `Q·Kᵀ` lives only beside the scores; the fused softmax keeps no
-/// other) and the `[T, T]` mask.
+/// reference vectors double their capacity) and two `[B, H, T, T]`
+/// attention tensors of `f64` at once, the scores and P: `matmul_affine`
+/// scales the scores inside its one output (no raw `Q·Kᵀ` beside them),
+/// and `causal_softmax` builds no `[T, T]` mask nor masked copy.
 fn memory(dims: &Dims) -> u128 {
     let [b, t, h, c] = [dims.batch(), dims.seq(), dims.heads(), dims.width()].map(|x| x as u128);
     let full = 14 * b * t * c * 8;
-    let square = [h, t, t, 3 * 8]
+    let square = [h, t, t, 2 * 8]
         .iter()
         .fold(b, |bytes, &x| bytes.saturating_mul(x));
     full.saturating_add(square)
-        .saturating_add(t.saturating_mul(t))
 }
 
 #[cfg(test)]
@@ -289,10 +288,12 @@ mod tests {
 
     #[test]
     fn the_memory_cap_counts_the_attention_tensors() {
-        // Three [B, 12, 1024, 1024] f64 tensors are 288 MiB per batch row:
-        // about 372 MiB per batch row in all, so 5 fit under 2 GiB and 6 do not.
-        assert!(run(&["--batch", "5"]).unwrap().memory <= MEMORY_CAP);
-        assert!(usage(&["--batch", "6"]).contains("[B, H, T, T]"));
+        // Two [B, 12, 1024, 1024] f64 tensors (scores, P) are 192 MiB per
+        // batch row: about 276 MiB per batch row in all, so 7 fit under
+        // 2 GiB and 8 do not.
+        assert_eq!(run(&[]).unwrap().memory >> 20, 276);
+        assert!(run(&["--batch", "7"]).unwrap().memory <= MEMORY_CAP);
+        assert!(usage(&["--batch", "8"]).contains("[B, H, T, T]"));
         assert!(usage(&["--seq", "8192"]).contains("MiB"));
     }
 }

@@ -7,14 +7,16 @@
 //! small's shapes, every step at full size: Q, K, V as `chunk::<3>` views
 //! of the packed projection, split heads by `split_axis` on those views
 //! (`reshape` refuses them: the strict rule, shown), the transposed key
-//! view, scores by `matmul` straight from that view, the causal mask by
-//! broadcasting, the stable softmax (`softmax_axis`, fused), `P·V` by
-//! `matmul`, merge heads. It prints the layout trace of every step (shape,
-//! strides, base offset, contiguity, shared or new owner), counts copied
-//! bytes against a copy-everything baseline, times each step, and checks
-//! every output against a plain-loop reference (the attention tensors on
-//! sampled query rows at full size). Exit code 0 only if every check passes; 1 on a
-//! mismatch; 2 for bad flags.
+//! view, the scaled scores `Q·Kᵀ/√D` by one `matmul_affine` straight from
+//! that view (no raw `Q·Kᵀ` temporary), the causal mask and the stable
+//! softmax fused in one `causal_softmax` (no mask tensor, no masked copy),
+//! `P·V` by `matmul`, merge heads. It prints the layout trace of every
+//! step (shape, strides, base offset, contiguity, shared or new owner),
+//! counts copied bytes against a copy-everything baseline, times each step,
+//! and checks every output against a plain-loop reference (the attention
+//! tensors on sampled query rows at full size, the causal zeros of P on
+//! every row). Exit code 0 only if every check passes; 1 on a mismatch; 2
+//! for bad flags.
 //!
 //! Modules: `pipeline` (the algorithm, step by step), `args` (sizes and
 //! flags), `naive` (the plain-loop reference), `verify` (comparisons),

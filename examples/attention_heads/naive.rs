@@ -34,9 +34,7 @@ pub enum Which {
 pub struct NaiveAttention {
     /// `Q·Kᵀ/√D` before masking, `[B, H, R, T]` for `R = rows.len()`.
     pub scores: Vec<f64>,
-    /// Scores with `-inf` where `j > i`, `[B, H, R, T]`.
-    pub masked: Vec<f64>,
-    /// Causal softmax probabilities, `[B, H, R, T]`.
+    /// Causal softmax probabilities, `[B, H, R, T]`: exactly 0 where `j > i`.
     pub probs: Vec<f64>,
     /// `P·V`, `[B, H, R, D]`.
     pub out: Vec<f64>,
@@ -134,14 +132,25 @@ impl<'a> Naive<'a> {
 
     /// Causal attention for the query rows `rows` (each `< T`) over all `T`
     /// keys: dot products as fused multiply-adds (`mul_add`) from +0.0 in
-    /// ascending index order (the order `matmul` promises), the stable softmax
-    /// `exp(s - max) / sum` with the crate's `exp` and summation tree.
+    /// ascending index order (the order `matmul` promises), each times
+    /// `1/√D` (GPT-2's `w * rsqrt(D)`; Vaswani et al. 2017), then the
+    /// keys `j > i` set to `-inf` (GPT-2's `mask_attn_weights`) and the
+    /// stable softmax `exp(s - max) / sum` with the crate's `exp` and
+    /// summation tree, so a masked key's probability is `exp(-inf) / sum`,
+    /// exactly 0.
+    ///
+    /// The scale is the rounded reciprocal `1/√D`, one multiplication, as
+    /// the pipeline's `matmul_affine(Q, Kᵀ, 1/√D)` applies it: for `D = 64`
+    /// it is 1/8, exact, and the same as dividing by `√D`; for other `D` a
+    /// division by `√D` could differ from it in the last bit (one rounding of
+    /// the score), which `verify.rs`'s 1e-12 would absorb at these
+    /// magnitudes but the unit tests' bit-for-bit comparison would not. The
+    /// scale is computed here from `D` alone, not taken from the pipeline.
     pub fn attention(&self, rows: &[usize]) -> NaiveAttention {
         let (seq, heads, width) = (self.seq, self.heads, self.head_width);
-        let scale = (width as f64).sqrt();
+        let alpha = 1.0 / (width as f64).sqrt();
         let mut result = NaiveAttention {
             scores: Vec::new(),
-            masked: Vec::new(),
             probs: Vec::new(),
             out: Vec::new(),
             merged: vec![0.0; self.batch * rows.len() * heads * width],
@@ -157,9 +166,9 @@ impl<'a> Naive<'a> {
                                 (self.at(b, i, Which::Q, h, d), self.at(b, j, Which::K, h, d));
                             dot = q.mul_add(k, dot);
                         }
-                        result.scores.push(dot / scale);
+                        result.scores.push(dot * alpha);
                         if j <= i {
-                            *slot = dot / scale;
+                            *slot = dot * alpha;
                         }
                     }
                     let max = row
@@ -170,7 +179,6 @@ impl<'a> Naive<'a> {
                     let exps: Vec<f64> = row.iter().map(|&s| Function::Exp.eval(s - max)).collect();
                     let total = tree_sum(&exps);
                     let probs: Vec<f64> = exps.iter().map(|&e| e / total).collect();
-                    result.masked.extend(&row);
                     for d in 0..width {
                         let mut acc = 0.0;
                         for (j, &p) in probs.iter().enumerate() {

@@ -6,10 +6,10 @@
 //! where values are shared and where they are copied (`main.rs` prints and
 //! audits those records; `tests.rs` checks the values against a plain-loop
 //! reference). Nothing here copies values except [`View::materialize`], and
-//! every such call is recorded as [`Made::Copy`]; `matmul` and the maps and
-//! reductions compute new values (op outputs). `matmul` packs small panels
-//! of its operands into its own bounded scratch while it multiplies: kernel
-//! working memory, not a materialized operand.
+//! every such call is recorded as [`Made::Copy`]; `matmul`, `matmul_affine`
+//! and `causal_softmax` compute new values (op outputs). The two products
+//! pack small panels of their operands into their own bounded scratch while
+//! they multiply: kernel working memory, not a materialized operand.
 
 use crate::args::Dims;
 use crate::audit::record::{Made, Recorder};
@@ -121,106 +121,84 @@ pub fn transpose_keys<'a>(k: &View<'a, 4>, rec: &mut impl Recorder) -> Result<Vi
     Ok(kt)
 }
 
-/// `Q·Kᵀ / √D`: `q` `[B, H, T, D]` and `kt` `[B, H, D, T]` -> `[B, H, T, T]`
-/// (GPT-2 `w = tf.matmul(q, k, transpose_b=True)`, then `w * rsqrt(D)`).
+/// The attention scores `Q·Kᵀ/√D` in one call: `q` `[B, H, T, D]` and `kt`
+/// `[B, H, D, T]` -> `[B, H, T, T]` (GPT-2 `w = tf.matmul(q, k,
+/// transpose_b=True)`, then `w * rsqrt(D)`; the `1/√d` scale of Vaswani et
+/// al. 2017).
 ///
-/// `matmul` reads `kt`, the zero-copy transposed view (strides `[.., 1, C]`),
-/// as it is: nobody materializes `Kᵀ`. The raw product is a temporary,
-/// recorded as [`Made::Temporary`]; each score is the dot product summed
-/// from +0.0 in ascending `d`, then divided by `√D`.
+/// `matmul_affine(q, kt, α, None)` with `α = 1/√D`: each score is the dot
+/// product summed from +0.0 in ascending `d` (`matmul`'s order), then
+/// multiplied by `α` once as the kernel finishes its block of rows, into
+/// the one output; no raw `Q·Kᵀ` owner exists. `kt`, the zero-copy
+/// transposed view (strides `[.., 1, 3C]`), is read as it is: nobody
+/// materializes `Kᵀ`. `α` is `1/√D` rounded, exact for `D = 64` (1/8), where
+/// the product equals the division by `√D`; for other `D` the two can
+/// differ in the last bit (`naive.rs` scales as this does).
 ///
 /// # Errors
 /// `MatmulInnerMismatch` if `q`'s `D` differs from `kt`'s; batch axes that do
 /// not broadcast; `AllocationFailed`.
-pub fn scores(
-    q: &View<'_, 4>,
-    kt: &View<'_, 4>,
-    rec: &mut impl Recorder,
-) -> Result<Tensor<4>, Error> {
-    let dots = matmul(q, kt)?;
-    rec.owner(format_args!("Q·Kᵀ = matmul(Q, Kᵀ)"), Made::Temporary, &dots);
-    let scale = (q.shape()[3] as f64).sqrt();
-    map_unary(&dots, |s| s / scale)
+pub fn scores(q: &View<'_, 4>, kt: &View<'_, 4>) -> Result<Tensor<4>, Error> {
+    let alpha = 1.0 / (q.shape()[3] as f64).sqrt();
+    matmul_affine(q, kt, alpha, None)
 }
 
 /// Every owner of the attention step, kept alive so a layout trace never
 /// sees a freed address reused.
 #[derive(Debug)]
 pub struct Attention {
-    /// `0..T` as `[T]`.
-    pub positions: Tensor<1, usize>,
-    /// `mask[i, j] = j <= i`, `[T, T]`.
-    pub mask: Tensor<2, bool>,
-    /// `Q·Kᵀ / √D`, `[B, H, T, T]`.
+    /// `Q·Kᵀ/√D`, `[B, H, T, T]`, unmasked.
     pub scores: Tensor<4>,
-    /// Scores with `-inf` above the diagonal.
-    pub masked: Tensor<4>,
-    /// Softmax probabilities over the last axis, `[B, H, T, T]`.
+    /// Causal softmax probabilities over the last axis, `[B, H, T, T]`:
+    /// exactly 0 where key `j` > query `i`.
     pub probs: Tensor<4>,
     /// `P·V`, `[B, H, T, D]`: a fresh head-major owner.
     pub out: Tensor<4>,
 }
 
 /// Step 4: causal self-attention over all `T` positions (GPT-2
-/// `multihead_attn`, `mask_attn_weights`, `softmax`): scores by `matmul`
-/// against the transposed key view, the causal mask by broadcasting, the
-/// numerically stable softmax (`softmax_axis`: fused, bit-identical to
-/// `max_axis` -> `exp(x - max)` -> `sum_axis` -> divide, with no full-size
-/// temporary), the weighted sum of V by `matmul`.
+/// `multihead_attn`: `w = matmul(q, k, transpose_b) * rsqrt(D)`,
+/// `mask_attn_weights`, `softmax`, `matmul(w, v)`), in three calls and
+/// three owners, `[B, H, T, D]` heads and `Kᵀ` `[B, H, D, T]` ->
+/// scores and P `[B, H, T, T]` -> Y `[B, H, T, D]`:
+///
+/// - 4a: [`scores`], `matmul_affine(Q, Kᵀ, 1/√D, None)` against the
+///   transposed key view (the `1/√d` of Vaswani et al. 2017);
+/// - 4b: `causal_softmax(scores, 0)`, GPT-2's `mask_attn_weights` (`w * b
+///   - 1e10 * (1 - b)`, `b` lower triangular; here exact `-inf`) and the
+///   stable softmax, fused: key `j > i` gets exactly 0, and no `[T, T]`
+///   mask or masked copy of the scores is built; bit-identical to
+///   `softmax_axis` of the scores with `-inf` above the diagonal;
+/// - 4c: the weighted sum of V, `matmul(P, V)`, with V the split-head view.
 ///
 /// # Errors
-/// Op errors for inconsistent views; `AllocationFailed`.
+/// Op errors for inconsistent views (`MatmulInnerMismatch`, batch axes
+/// that do not broadcast); `AllocationFailed`.
 pub fn attention(
     heads: &Heads<'_>,
     kt: &View<'_, 4>,
     rec: &mut impl Recorder,
 ) -> Result<Attention, Error> {
-    let seq = heads.q.shape()[2];
-    rec.step(format_args!("4a · causal mask over all T positions"));
-    let positions: Tensor<1, usize> = Tensor::from_fn([seq], |[i]| i)?;
-    rec.owner(format_args!("positions 0..T"), Made::Input, &positions);
-    let rows = positions.view().reshape([seq, 1])?;
-    rec.view(format_args!("i = positions.reshape([T, 1])"), &rows);
-    let columns = positions.view().reshape([1, seq])?;
-    rec.view(format_args!("j = positions.reshape([1, T])"), &columns);
-    let mask: Tensor<2, bool> = map_binary(&rows, &columns, |i, j| j <= i)?;
-    rec.owner(format_args!("mask = j <= i"), Made::Computed, &mask);
-
-    rec.step(format_args!("4b · scores = matmul(Q, Kᵀ)/√D"));
-    let scores = scores(&heads.q, kt, rec)?;
-    rec.owner(format_args!("scores = Q·Kᵀ/√D"), Made::Computed, &scores);
-
-    rec.step(format_args!("4c · mask, then a stable softmax"));
-    let masked = map_binary(
-        &scores,
-        &mask,
-        |s, keep| {
-            if keep { s } else { f64::NEG_INFINITY }
-        },
-    )?;
+    rec.step(format_args!("4a · scores = matmul_affine(Q, Kᵀ, 1/√D)"));
+    let scores = scores(&heads.q, kt)?;
     rec.owner(
-        format_args!("masked = where(mask, scores, -inf)"),
+        format_args!("scores = matmul(Q, Kᵀ)·(1/√D)"),
         Made::Computed,
-        &masked,
+        &scores,
     );
-    let probs = softmax_axis(&masked, 3)?;
+
+    rec.step(format_args!("4b · P = causal_softmax(scores, 0)"));
+    let probs = causal_softmax(&scores, 0)?;
     rec.owner(
-        format_args!("P = softmax_axis(masked, 3)"),
+        format_args!("P = causal_softmax(scores, 0)"),
         Made::Computed,
         &probs,
     );
 
-    rec.step(format_args!("4d · Y = matmul(P, V)"));
+    rec.step(format_args!("4c · Y = matmul(P, V)"));
     let out = matmul(&probs, &heads.v)?;
     rec.owner(format_args!("Y = matmul(P, V)"), Made::Computed, &out);
-    Ok(Attention {
-        positions,
-        mask,
-        scores,
-        masked,
-        probs,
-        out,
-    })
+    Ok(Attention { scores, probs, out })
 }
 
 /// Step 5: GPT-2 `merge_heads`, `[B, H, T, D]` -> `permute([0, 2, 1, 3])`

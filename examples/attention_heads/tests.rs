@@ -1,8 +1,10 @@
 //! Unit tests of the pipeline (`cargo test --example attention_heads`, and
 //! `cargo test`, which runs them too: the example is declared with
 //! `test = true`): the copy accounting of every step and the values against
-//! the plain-loop reference on edge shapes, bit for bit (`matmul`, the maps
-//! and the reductions keep the loops' summation order). The NumPy fixture
+//! the plain-loop reference on edge shapes, bit for bit (`matmul` and
+//! `matmul_affine` keep the loops' summation order and scale by the same
+//! rounded `1/√D`; `causal_softmax` is the crate's `exp` and summation
+//! tree, which the loops call). The NumPy fixture
 //! checks of the same attention path, written with the library alone, are
 //! in `tests/attention.rs`.
 
@@ -11,6 +13,7 @@ use crate::audit::record::{Made, Recorder};
 use crate::input;
 use crate::naive::{Naive, Which, select_rows};
 use crate::pipeline;
+use crate::verify;
 use llm_from_scratch::prelude::*;
 use std::fmt::Arguments;
 
@@ -109,23 +112,27 @@ fn only_the_announced_views_are_copied() {
             )
         ]
     );
-    // 3 chunks, 6 split-head views, Kᵀ, 2 mask reshapes, 2 merge views:
-    // matmul takes Q and the transposed view Kᵀ as they are, so attention
-    // adds no layout of its own.
-    assert_eq!(log.views.len(), 14, "{:?}", log.views);
-    let products: Vec<(&str, Made)> = log
+    // 3 chunks, 6 split-head views, Kᵀ, 2 merge views: matmul_affine
+    // takes Q and the transposed view Kᵀ as they are and causal_softmax
+    // needs no mask, so attention adds no layout of its own.
+    assert_eq!(log.views.len(), 12, "{:?}", log.views);
+    // Attention makes three owners, all kept (no temporary): the scaled
+    // scores, P and Y; then the merge's copy.
+    let owners: Vec<(&str, Made)> = log
         .owners
         .iter()
-        .filter(|(_, label, _)| label.contains("matmul("))
         .map(|(_, label, made)| (label.as_str(), *made))
         .collect();
     assert_eq!(
-        products,
+        owners,
         [
-            ("Q·Kᵀ = matmul(Q, Kᵀ)", Made::Temporary),
-            ("Y = matmul(P, V)", Made::Computed)
+            ("qkv", Made::Input),
+            ("scores = matmul(Q, Kᵀ)·(1/√D)", Made::Computed),
+            ("P = causal_softmax(scores, 0)", Made::Computed),
+            ("Y = matmul(P, V)", Made::Computed),
+            ("Y.….materialize()", Made::Copy),
         ],
-        "matmul outputs are op outputs, not copies"
+        "op outputs are computed values, not copies"
     );
 }
 
@@ -200,7 +207,6 @@ fn the_pipeline_matches_the_plain_loop_reference_bit_for_bit() {
         let square = [b, h, t, t];
         for (name, got, shape, expected) in [
             ("scores", &attention.scores, square, &want.scores),
-            ("masked", &attention.masked, square, &want.masked),
             ("probs", &attention.probs, square, &want.probs),
             ("out", &attention.out, [b, h, t, d], &want.out),
         ] {
@@ -216,20 +222,22 @@ fn the_pipeline_matches_the_plain_loop_reference_bit_for_bit() {
             want.merged,
             "{case}: merged"
         );
+        // On every row, sampled or not: key j > query i exactly 0, and
+        // t(t + 1)/2 live keys per head.
+        let probs = attention.probs.as_slice();
+        for (n, row) in probs.chunks_exact(t).enumerate() {
+            let i = n % t;
+            assert!(
+                row[i + 1..].iter().all(|&p| p == 0.0),
+                "{case}: row {n} has a nonzero masked key"
+            );
+        }
         assert_eq!(
-            attention.positions.as_slice(),
-            (0..t).collect::<Vec<_>>(),
-            "{case}: positions"
+            probs.iter().filter(|&&p| p != 0.0).count(),
+            b * h * t * (t + 1) / 2,
+            "{case}: live keys"
         );
-        assert_eq!(
-            attention
-                .mask
-                .as_slice()
-                .iter()
-                .filter(|&&keep| keep)
-                .count(),
-            t * (t + 1) / 2
-        );
+        assert!(verify::causal_rows(probs, t), "{case}: causal rows");
     }
 }
 

@@ -18,7 +18,7 @@ pub fn table(ledger: &Ledger, dims: &Dims) {
     // Each product is B·H·T²·D multiply-adds (two flops each).
     let [b, t, c] = [dims.batch(), dims.seq(), dims.width()].map(|x| x as f64);
     let flops = 2.0 * b * t * t * c;
-    let rate = |label: &str| -> String {
+    let rate = |label: &str, call: &str| -> String {
         let nanos: u128 = ledger
             .steps()
             .iter()
@@ -27,12 +27,15 @@ pub fn table(ledger: &Ledger, dims: &Dims) {
             .map(|e| e.nanos)
             .sum();
         format!(
-            "matmul alone {:.1} ms, {:.2} GFLOP/s",
+            "{call} alone {:.1} ms, {:.2} GFLOP/s",
             nanos as f64 / 1e6,
             flops / nanos.max(1) as f64
         )
     };
-    let (scores, weighted) = (rate("Q·Kᵀ = matmul"), rate("Y = matmul"));
+    let (scores, weighted) = (
+        rate("scores = matmul", "matmul_affine"),
+        rate("Y = matmul", "matmul"),
+    );
     let rows = [
         ("1 ", "Q, K, V: chunk::<3> (step 1)", "metadata only"),
         (
@@ -41,10 +44,17 @@ pub fn table(ledger: &Ledger, dims: &Dims) {
             "metadata only",
         ),
         ("3 ", "Kᵀ: transpose (step 3)", "metadata only"),
-        ("4a", "causal mask [T, T] (step 4a)", "broadcast"),
-        ("4b", "scores matmul(Q, Kᵀ)/√D (step 4b)", scores.as_str()),
-        ("4c", "mask + stable softmax (step 4c)", "map, softmax_axis"),
-        ("4d", "Y = matmul(P, V) (step 4d)", weighted.as_str()),
+        (
+            "4a",
+            "scores matmul_affine(Q, Kᵀ, 1/√D) (step 4a)",
+            scores.as_str(),
+        ),
+        (
+            "4b",
+            "causal_softmax(scores, 0) (step 4b)",
+            "mask + stable softmax, fused",
+        ),
+        ("4c", "Y = matmul(P, V) (step 4c)", weighted.as_str()),
         (
             "5 ",
             "merge heads (step 5)",
