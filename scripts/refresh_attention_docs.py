@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-README_SECTIONS = ["GPT-2 attention layouts", "── 1 ", "── 2 ", "── 3 ", "── 4b ", "── 4d ", "── 5 ", "── bytes", "── time", "OK"]
+README_SECTIONS = ["GPT-2 attention layouts", "── 1 ", "── 2 ", "── 3 ", "── 4a ", "── 4b ", "── 4c ", "── 5 ", "── bytes", "── time", "OK"]
 README_BYTES_LINES = ("  step ", "  total ", "  copied here:", "  copied ")
 
 
