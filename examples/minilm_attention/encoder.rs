@@ -11,11 +11,6 @@ use crate::pipeline::{Fallible, layer_norm, linear};
 use llm_from_scratch::prelude::*;
 use llm_from_scratch::tensor::weights::Weights;
 
-/// BERT's GELU: `x · Φ(x) = 0.5 · x · (1 + erf(x / √2))`.
-fn gelu(x: f32) -> f32 {
-    0.5 * x * (1.0 + libm::erff(x / std::f32::consts::SQRT_2))
-}
-
 /// A `[C]` or `[out, in]` parameter of the checkpoint, as a view of its
 /// buffer (a misaligned buffer is `Error::NotBorrowable`: read the file
 /// with `AlignedBytes`).
@@ -68,7 +63,7 @@ pub fn embed(
         };
         let (q, k, v) = (heads_of(&q)?, heads_of(&k)?, heads_of(&v)?); // [H, T, D]
         let scale = (d as f32).powf(-0.5);
-        let scores = matmul(&q, &k.view().transpose(1, 2)?)?.map_unary(|s| s * scale)?;
+        let scores = matmul_affine(&q, &k.view().transpose(1, 2)?, scale, None)?;
         let context = matmul(&scores.softmax_axis(2)?, &v)?; // [H, T, D]
         let merged = context
             .view()
@@ -76,18 +71,13 @@ pub fn embed(
             .materialize()?
             .into_shape([t, width])?;
         let attended = dense(weights, &merged.view(), &name("attention.output.dense"))?;
-        x = norm(
-            weights,
-            &x.map_binary(&attended, |a, b| a + b)?,
-            &name("attention.output.LayerNorm"),
-        )?;
-        let inner = dense(weights, &x.view(), &name("intermediate.dense"))?.map_unary(gelu)?;
+        x.view_mut().add_assign(&attended)?; // the residual, in place
+        x = norm(weights, &x, &name("attention.output.LayerNorm"))?;
+        // BERT's exact GELU, `0.5 x (1 + erf(x / √2))`: the crate's vectorized `gelu_erf`.
+        let inner = dense(weights, &x.view(), &name("intermediate.dense"))?.gelu_erf()?;
         let out = dense(weights, &inner.view(), &name("output.dense"))?;
-        x = norm(
-            weights,
-            &x.map_binary(&out, |a, b| a + b)?,
-            &name("output.LayerNorm"),
-        )?;
+        x.view_mut().add_assign(&out)?;
+        x = norm(weights, &x, &name("output.LayerNorm"))?;
     }
     let pooled = x.mean_axis(0, RemoveDim)?; // [C]
     let norm2 = pooled.map_unary(|v| v * v)?.sum_axis(0, RemoveDim)?;

@@ -26,8 +26,8 @@ use llm_from_scratch::tensor::weights::{AlignedBytes, Weights};
 use pipeline::{Naming, max_abs_diff};
 use std::process::ExitCode;
 
-/// f32 tolerances (absolute). Our sums run in ascending order, PyTorch's
-/// BLAS reassociates: over 384-term dot products of O(1) values in f32
+/// f32 tolerances (absolute). Our dot products run in ascending order (one
+/// fused multiply-add per term), PyTorch's BLAS reassociates: over 384-term dot products of O(1) values in f32
 /// (unit roundoff 6e-8) the two orders differ by a few 1e-6; layer norm
 /// divides by a standard deviation near 0.1–1, so 1e-4 leaves a margin of
 /// about 10× over what we measure, while any layout mistake (a wrong head,
@@ -50,7 +50,7 @@ const SENTENCES: &str = concat!(
 const HEADS: usize = 12;
 const LAYERS: usize = 6;
 /// Sentence embeddings are unit vectors of 384 features (entries ~0.05): six
-/// layers of ascending f32 sums against BLAS's order move them by ~1e-6.
+/// layers of ascending f32 dot products against BLAS's order move them by ~1e-6.
 const EMBEDDING_TOLERANCE: f32 = 1e-5;
 const USAGE: &str = "usage: minilm_attention [--model model.safetensors] [--tokens 101,7592,102]";
 

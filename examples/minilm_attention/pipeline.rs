@@ -88,14 +88,20 @@ pub fn layer_norm(
 }
 
 /// A linear layer `x · Wᵀ + b` with `W` in PyTorch's `[out, in]` layout:
-/// `Wᵀ` is a zero-copy transposed view. `[T, in]` -> `[T, out]`.
+/// `Wᵀ` is a zero-copy transposed view, and the bias is added as each block
+/// of the product is finished (`matmul_affine`: one output, the same bits as
+/// `matmul` then `+ b`). `[T, in]` -> `[T, out]`.
 pub fn linear(
     x: &View<'_, 2, f32>,
     weight: &View<'_, 2, f32>,
     bias: &View<'_, 1, f32>,
 ) -> Fallible<Tensor<2, f32>> {
-    let product = matmul(x, &weight.transpose(0, 1)?)?;
-    Ok(map_binary(&product, bias, |p, b| p + b)?)
+    Ok(matmul_affine(
+        x,
+        &weight.transpose(0, 1)?,
+        1.0,
+        Some(*bias),
+    )?)
 }
 
 /// `[T, C]` -> reshape `[1, T, H, D]` -> permute `[1, H, T, D]`, zero-copy.
@@ -162,8 +168,9 @@ pub fn run(
         .owner("Q = x·W_qᵀ + b_q", &q)
         .view("Q split heads [1,H,T,D]", &q_heads);
     trace.owner("K", &k).view("Kᵀ [1,H,D,T]", &k_t);
+    // Q·Kᵀ / √D in one output: the scale applied as the product is finished.
     let scale = 1.0 / ((q_heads.shape()[3]) as f32).sqrt();
-    let scores = map_unary(&matmul(&q_heads, &k_t)?.view(), |s| s * scale)?;
+    let scores = matmul_affine(&q_heads, &k_t, scale, None)?;
     let probabilities = softmax_axis(&scores, 3)?; // the stable softmax, fused
     let context_heads = matmul(&probabilities, &v_heads)?; // [1, H, T, D]
     let merged_view = context_heads.view().permute([0, 2, 1, 3])?; // [1, T, H, D], not contiguous
@@ -180,7 +187,8 @@ pub fn run(
     let dense_w = weight::<2>(weights, naming, "attention.output.dense.weight")?;
     let dense_b = weight::<1>(weights, naming, "attention.output.dense.bias")?;
     let dense = linear(&flat, &dense_w.view(), &dense_b.view())?;
-    let residual = map_binary(&dense, &embeddings, |d, e| d + e)?;
+    let mut residual = dense;
+    residual.view_mut().add_assign(&embeddings)?; // in place: dense + x
     let out_w = weight::<1>(weights, naming, "attention.output.layer_norm.weight")?;
     let out_b = weight::<1>(weights, naming, "attention.output.layer_norm.bias")?;
     let attention_output = layer_norm(&residual.view(), &out_w.view(), &out_b.view())?;
