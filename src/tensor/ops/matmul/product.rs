@@ -5,19 +5,13 @@ use super::kernel::{self, Epilogue};
 use crate::error::Error;
 use crate::tensor::array::base::ArrayBase;
 use crate::tensor::element::Element;
-use crate::tensor::float::Float;
 use crate::tensor::ops::widen::{narrow, widen};
-use crate::tensor::ops::{output_filled, owner};
+use crate::tensor::ops::{output_zeroed, owner};
 use crate::tensor::shape::broadcast::broadcast_into;
 use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::dims::Dims;
 use crate::tensor::shape::layout::checked_len;
 use crate::tensor::traverse::simd::{threads_for_bytes, tuning};
-
-/// Bytes of a fresh product output from which it is zeroed on the threads:
-/// glibc's largest dynamic mmap threshold (`DEFAULT_MMAP_THRESHOLD_MAX`,
-/// 32 MiB on 64-bit), above which every allocation is a fresh mapping.
-const PARALLEL_FILL_BYTES: usize = 32 << 20;
 
 /// The output shape `[batch.., m, n]` of two operands (the public function
 /// `op`) and its element count.
@@ -75,20 +69,13 @@ pub(super) fn fresh_product<L: Dimension, M: Dimension, O: Dimension, T: Element
 ) -> Result<ArrayBase<Vec<T>, O>, Error> {
     let (left, right) = (widen(left, op)?, widen(right, op)?);
     let (left, right) = (left.view(), right.view());
-    // Zeroed on the threads that will write it when it is one that glibc
-    // maps fresh (above its largest mmap threshold): its first touch (the
-    // page faults) on the calling thread alone cost more than the product
-    // itself for a 48 MiB attention-score output on two threads. Smaller
-    // outputs usually reuse warm heap pages, where the extra parallel
-    // region only cost time (512² on two threads: 187-193 -> 159-163
-    // GFLOP/s with a 1 MiB threshold).
-    let bytes = len.saturating_mul(size_of::<T::Acc>());
-    let threads = if bytes >= PARALLEL_FILL_BYTES {
-        threads_for_bytes(bytes, tuning())
-    } else {
-        1
-    };
-    let mut values = output_filled(len, T::Acc::ZERO, threads, op)?;
+    // On threads, zeroed by the allocator: a large output is fresh pages
+    // whose first touch (the page faults) happens in the threads that write
+    // the product, not on the calling thread first (which cost more than
+    // the product itself for a 48 MiB attention-score output on two
+    // threads).
+    let threads = threads_for_bytes(len.saturating_mul(size_of::<T::Acc>()), tuning());
+    let mut values = output_zeroed(len, threads, op)?;
     kernel::matmul(
         left.strided(),
         right.strided(),

@@ -17,7 +17,7 @@ pub use layer_norm::{layer_norm, layer_norm_into};
 pub use rms_norm::{rms_norm, rms_norm_into};
 
 use super::widen::{into_narrowed, narrow, widen};
-use super::{check_output_shape, output_buffer, output_filled, owner};
+use super::{check_output_shape, output_buffer, output_zeroed, owner};
 use crate::error::Error;
 use crate::tensor::array::base::{ArrayBase, DynView};
 use crate::tensor::element::Element;
@@ -158,8 +158,7 @@ pub(crate) fn fresh<T: Element, D: Dimension>(
     op: &'static str,
 ) -> Result<ArrayBase<Vec<T>, D>, Error> {
     prepared(input, params, eps, None, op, |ready, len| {
-        let zero = <T::Acc as Float>::ZERO;
-        let mut values = output_filled(len, zero, ready.threads, op)?;
+        let mut values = output_zeroed(len, ready.threads, op)?;
         ready.write(&mut values);
         let shape = D::Axes::from_slice(ready.input.shape);
         narrow(owner(shape, values, op)?, op)

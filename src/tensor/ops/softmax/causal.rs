@@ -21,7 +21,7 @@ use crate::tensor::float::Float;
 use crate::tensor::math::apply::{Function, map_lanes_on};
 use crate::tensor::ops::reduce::{Counter, LEAF, dense_max, leaf_sums};
 use crate::tensor::ops::widen::{into_narrowed, narrow, widen};
-use crate::tensor::ops::{check_output_shape, output_filled, owner};
+use crate::tensor::ops::{check_output_shape, output_zeroed, owner};
 use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::dims::Dims;
 use crate::tensor::shape::layout::checked_len;
@@ -136,7 +136,7 @@ pub fn causal_softmax<D: Dimension, T: Element>(
     let input = widened.view();
     let input = input.strided();
     let threads = softmax_threads(len);
-    let mut values = output_filled(len, <T::Acc as Float>::ZERO, threads, op)?;
+    let mut values = output_zeroed(len, threads, op)?;
     let kernel = causal(input.shape, offset);
     for_each_row(input, &mut values, threads, kernel.dispatch, &kernel);
     narrow(owner(D::Axes::from_slice(input.shape), values, op)?, op)

@@ -6,13 +6,12 @@ mod kernel;
 pub use causal::{causal_softmax, causal_softmax_into};
 
 use super::widen::{into_narrowed, narrow, widen};
-use super::{check_output_shape, output_buffer, output_filled, owner};
+use super::{check_output_shape, output_buffer, output_zeroed, owner};
 use crate::error::Error;
 use crate::tensor::array::base::ArrayBase;
 use crate::tensor::array::borrow::AsArray;
 use crate::tensor::array::storage::Readable;
 use crate::tensor::element::Element;
-use crate::tensor::float::Float;
 use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::dims::Dims;
 use crate::tensor::shape::layout::checked_len;
@@ -96,7 +95,7 @@ pub fn softmax_axis<D: Dimension, T: Element>(
         kernel::softmax(input, axis, len, &mut values);
         values
     } else {
-        let mut values = output_filled(len, T::Acc::ZERO, threads, op)?;
+        let mut values = output_zeroed(len, threads, op)?;
         kernel::softmax_blocks(input, axis, &mut values, threads);
         values
     };

@@ -6,7 +6,7 @@
 pub(crate) mod kernel;
 mod methods;
 
-use super::{check_output_shape, output_filled, owner};
+use super::{check_output_shape, output_zeroed, owner};
 use crate::error::Error;
 use crate::tensor::array::base::ArrayBase;
 use crate::tensor::array::borrow::AsArray;
@@ -29,7 +29,7 @@ pub(crate) fn unary_as<D: Dimension, T: Element>(
     let len = checked_len(input.shape, op)?;
     let tuning = tuning();
     let threads = unary_threads::<T>(len, tuning);
-    let mut values = output_filled(len, T::default(), threads, op)?;
+    let mut values = output_zeroed(len, threads, op)?;
     unary_blocks(function, input, &mut values, tuning, threads);
     owner(D::Axes::from_slice(input.shape), values, op)
 }
