@@ -61,7 +61,9 @@
 //!   `chunk`, `split_at`, `insert_axis`, `squeeze`, `broadcast_to`, `axis_iter`.
 //! - **Operations** ([`tensor::ops`], each a function, an `_into` form writing
 //!   into a mutable view, and a method): [`map_unary`](tensor::ops::map_unary),
-//!   [`map_binary`](tensor::ops::map_binary) (broadcasting),
+//!   [`map_binary`](tensor::ops::map_binary) (broadcasting; an `FnMut` in
+//!   row-major order) and [`par_map_binary`](tensor::ops::par_map_binary)
+//!   (an `Fn + Sync` on rayon's threads, the same values),
 //!   [`unary`](tensor::ops::unary) with a [`Function`](tensor::ops::Function)
 //!   (`x.exp()`, `x.ln()`, `x.tanh()`, `x.sigmoid()`, `x.silu()`,
 //!   `x.gelu_tanh()`, `x.gelu_erf()`, `x.erf()`, `x.sqrt()`, `x.rsqrt()`,
@@ -134,8 +136,9 @@ pub mod prelude {
     #[doc(no_inline)]
     pub use crate::tensor::ops::{
         argmax_axis, argmax_axis_into, cast, causal_softmax, causal_softmax_into, concat,
-        concat_into, index_select, index_select_into, layer_norm, layer_norm_into, rms_norm,
-        rms_norm_into, softmax_axis, softmax_axis_into, stack, stack_into,
+        concat_into, index_select, index_select_into, layer_norm, layer_norm_into, par_map_binary,
+        par_map_binary_into, rms_norm, rms_norm_into, softmax_axis, softmax_axis_into, stack,
+        stack_into,
     };
     #[doc(no_inline)]
     pub use crate::tensor::ops::{

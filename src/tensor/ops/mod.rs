@@ -97,6 +97,7 @@ mod gather;
 mod map;
 mod matmul;
 mod norm;
+mod par_map;
 mod reduce;
 mod softmax;
 mod unary;
@@ -109,6 +110,7 @@ pub use gather::{concat, concat_into, index_select, index_select_into, stack, st
 pub use map::{map_binary, map_binary_into, map_unary, map_unary_into};
 pub use matmul::{MatmulStrategy, matmul, matmul_affine, matmul_into};
 pub use norm::{layer_norm, layer_norm_into, rms_norm, rms_norm_into};
+pub use par_map::{par_map_binary, par_map_binary_into};
 pub use reduce::{argmax_axis, argmax_axis_into, tree_sum};
 pub use reduce::{max_axis, max_axis_into, mean_axis, mean_axis_into, sum_axis, sum_axis_into};
 pub use softmax::{causal_softmax, causal_softmax_into, softmax_axis, softmax_axis_into};

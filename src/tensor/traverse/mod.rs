@@ -15,6 +15,7 @@ pub(crate) mod parallel;
 pub(crate) mod plan;
 pub(crate) mod simd;
 pub(crate) mod sink;
+pub(crate) mod zip;
 
 use crate::tensor::shape::layout::Layout;
 

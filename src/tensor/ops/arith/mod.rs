@@ -15,38 +15,10 @@ use crate::tensor::array::base::ArrayBase;
 use crate::tensor::array::borrow::AsArray;
 use crate::tensor::array::storage::Readable;
 use crate::tensor::element::Element;
-use crate::tensor::shape::broadcast::broadcast_strides;
 use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::dims::{Dims, DynDims};
 use crate::tensor::shape::rank::BroadcastRank;
-use crate::tensor::traverse::Strided;
-use kernel::{Arith, Operand, arith_blocks, arith_threads};
-
-/// `out <- op(left, right)` over the checked broadcast `shape`.
-fn run<T: Element>(
-    op: Arith,
-    shape: &[usize],
-    left: Strided<'_, '_, T>,
-    right: Strided<'_, '_, T>,
-    out: &mut [T],
-) {
-    let mut left_strides = DynDims::zeros(shape.len());
-    let mut right_strides = DynDims::zeros(shape.len());
-    broadcast_strides(left.shape, left.strides, shape, left_strides.as_mut_slice());
-    let right_effective = right_strides.as_mut_slice();
-    broadcast_strides(right.shape, right.strides, shape, right_effective);
-    let left = Operand {
-        data: left.data,
-        strides: left_strides.as_slice(),
-        base: left.base,
-    };
-    let right = Operand {
-        data: right.data,
-        strides: right_strides.as_slice(),
-        base: right.base,
-    };
-    arith_blocks(op, shape, left, right, out);
-}
+use kernel::{Arith, arith_blocks, arith_threads};
 
 /// The fresh form of `op`: broadcast, reserve, compute.
 fn arith<L, M, O, T: Element>(
@@ -64,7 +36,7 @@ where
     let (left, right) = (left.strided(), right.strided());
     let (shape, len) = broadcast_of::<O::Axes>(left.shape, right.shape, name)?;
     let mut values = output_zeroed(len, arith_threads::<T>(len), name)?;
-    run(op, shape.as_slice(), left, right, &mut values);
+    arith_blocks(op, shape.as_slice(), left, right, &mut values);
     owner(shape, values, name)
 }
 
@@ -85,7 +57,7 @@ where
     let (left, right) = (left.strided(), right.strided());
     let (shape, _) = broadcast_of::<DynDims>(left.shape, right.shape, name)?;
     check_output_shape(shape.as_slice(), out.layout.shape(), name)?;
-    run(op, shape.as_slice(), left, right, &mut out.data);
+    arith_blocks(op, shape.as_slice(), left, right, &mut out.data);
     Ok(())
 }
 
