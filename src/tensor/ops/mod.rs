@@ -16,7 +16,7 @@
 //!
 //! Maps, views, copies and the gathers take any `Copy` element. The
 //! numeric operations (the named functions and arithmetic below,
-//! reductions, `argmax_axis`, `softmax_axis`, `matmul`) take the float [`Element`](crate::tensor::Element)s `f16`, `bf16`, `f32`
+//! reductions, `argmax_axis`, `softmax_axis`, `matmul`) take the float [`Element`]s `f16`, `bf16`, `f32`
 //! and `f64` and return the caller's type: `f32` and `f64` are computed in
 //! place; `f16` and `bf16` operands are widened to `f32` (the stored span
 //! each one reads, in fallible scratch), computed by the same `f32` kernels
