@@ -20,6 +20,11 @@ seen at each run and the cores other processes kept busy meanwhile, from /proc/s
   (view + transpose), `q @ kᵀ * D**-0.5`, causal mask (`masked_fill` with -inf),
   `softmax(-1)`, `@ v`, merge heads (transpose + contiguous + view). No
   projections. (The crate's `examples/attention_heads` pipeline.)
+- `attention_sdpa_{f32,f64}`: the same attention with PyTorch's fused
+  `F.scaled_dot_product_attention(q, k, v, is_causal=True)` (scale D**-0.5,
+  no mask tensor), then the same merge: the peer of the crate's fused ops
+  (`matmul_affine` + `causal_softmax`, `cargo bench` key
+  `attention_e2e_f32_fused_ms`).
 - `gpt2_*`: transformers `GPT2LMHeadModel` at GPT-2 small's configuration (12
   layers, 12 heads, 768 wide, vocab 50257, 1024 positions; seeded random weights,
   f32, eager attention), a 32-token prompt, `generate(max_new_tokens=64,
@@ -101,6 +106,17 @@ def kernel_cases(dtype, scale: float) -> dict:
         o = torch.softmax(s, dim=-1) @ vv
         return o.transpose(1, 2).contiguous().view(bsz, t, c)
 
+    def attention_sdpa():
+        bsz, t, c3 = qkv.shape
+        c, h = c3 // 3, 12
+        d = c // h
+        q, kk, vv = (part.view(bsz, t, h, d).transpose(1, 2) for part in qkv.split(c, dim=2))
+        o = torch.nn.functional.scaled_dot_product_attention(q, kk, vv, is_causal=True)
+        return o.transpose(1, 2).contiguous().view(bsz, t, c)
+
+    diff = (attention() - attention_sdpa()).abs().max().item()
+    assert diff < (1e-4 if dtype == torch.float32 else 1e-10), f"sdpa differs by {diff}"
+
     n = lambda base: max(3, int(base * scale))  # noqa: E731
     min_s = 0.3 * scale
     return {
@@ -110,6 +126,7 @@ def kernel_cases(dtype, scale: float) -> dict:
         "decode_kt": median_seconds(lambda: (q1 @ kt, p @ v), n(200), min_s),
         "decode_kview": median_seconds(lambda: (q1 @ k.transpose(-1, -2), p @ v), n(200), min_s),
         "attention_e2e": median_seconds(attention, n(5), min_s),
+        "attention_sdpa": median_seconds(attention_sdpa, n(5), min_s),
     }
 
 

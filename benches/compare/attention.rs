@@ -5,13 +5,19 @@
 //! same work sits beside ours in BENCHMARKS.md.
 //!
 //! Ours: `chunk::<3>`, `split_axis` + `permute` (views), `matmul` against
-//! the transposed key view, one `map_binary` that scales by `D^-0.5` and
+//! the transposed key view, one `par_map_binary` (threads) that scales by `D^-0.5` and
 //! masks with -inf, `softmax_axis`, `matmul` with V, then the merge
 //! (`permute`, `materialize`, `into_shape`). ndarray: the same per head,
 //! `general_mat_mul` on slices of the packed input (scale folded into its
 //! alpha), the mask and a row softmax by hand, `P·V` written straight into
 //! the head's columns of the merged output (so ndarray's merge is free).
-//! `ours_into` is ours with every output reused from call to call.
+//! `ours_into` is ours with every output reused from call to call;
+//! `ours_fused` is ours with the fused operations model code uses
+//! (`matmul_affine` for the scale, `causal_softmax` for mask + softmax),
+//! the same bits as `ours` (asserted) with two of its four `[1, H, T, T]`
+//! tensors and the mask never built: the peer of PyTorch's fused
+//! `scaled_dot_product_attention(..., is_causal=True)` in
+//! `scripts/bench_torch.py` (`attention_sdpa`).
 
 use super::harness::*;
 use criterion::Criterion;
@@ -33,11 +39,32 @@ fn ours<T: Elem>(qkv: &Tensor<3, T>, mask: &Tensor<2, bool>) -> Tensor<3, T> {
         split.permute([0, 2, 1, 3]).unwrap()
     });
     let dots = matmul(&q, &k.transpose(2, 3).unwrap()).unwrap();
-    let scores = map_binary(&dots, mask, |s, keep| {
+    let scores = par_map_binary(&dots, mask, |s, keep| {
         if keep { s * scale } else { T::neg_infinity() }
     })
     .unwrap();
     let probs = softmax_axis(&scores, 3).unwrap();
+    let out = matmul(&probs, &v).unwrap();
+    let merged = out
+        .view()
+        .permute([0, 2, 1, 3])
+        .unwrap()
+        .materialize()
+        .unwrap();
+    merged.into_shape([1, T_CTX, C]).unwrap()
+}
+
+/// Ours on the fused operations: `Q·Kᵀ·D^-0.5` by one `matmul_affine`, the
+/// causal mask and the softmax by one `causal_softmax` (bit-identical to
+/// masking with -inf and `softmax_axis`), `matmul` with V, the merge.
+fn ours_fused<T: Elem>(qkv: &Tensor<3, T>) -> Tensor<3, T> {
+    let scale = T::one() / T::from(D).unwrap().sqrt();
+    let [q, k, v] = qkv.view().chunk::<3>(2).unwrap().map(|part| {
+        let split: View<'_, 4, T> = part.split_axis(2, [HEADS, D]).unwrap();
+        split.permute([0, 2, 1, 3]).unwrap()
+    });
+    let scores = matmul_affine(&q, &k.transpose(2, 3).unwrap(), scale, None).unwrap();
+    let probs = scores.causal_softmax(0).unwrap();
     let out = matmul(&probs, &v).unwrap();
     let merged = out
         .view()
@@ -143,6 +170,7 @@ pub(crate) fn attention_e2e<T: Elem>(c: &mut Criterion) {
     let mut buffers = Buffers::new();
     ours_into(&qkv, &mask, &mut buffers);
     assert_eq!(buffers.merged.as_slice(), a.as_slice(), "ours_into differs");
+    assert_eq!(ours_fused(&qkv), a, "ours_fused differs");
     let name = format!("attention_e2e/{}", T::NAME);
     let mut g = group(c, &name, 2000);
     timed(&mut g, &name, "ours", || ours(&qkv, &mask));
@@ -155,6 +183,10 @@ pub(crate) fn attention_e2e<T: Elem>(c: &mut Criterion) {
     let mut buffers_2t = Buffers::new();
     timed(&mut g, &name, "ours_into_2t", || {
         TWO.install(|| ours_into(&qkv, &mask, &mut buffers_2t))
+    });
+    timed(&mut g, &name, "ours_fused", || ours_fused(&qkv));
+    timed(&mut g, &name, "ours_fused_2t", || {
+        TWO.install(|| ours_fused(&qkv))
     });
     timed(&mut g, &name, "ndarray", || nd(&qkv_nd));
     g.finish();

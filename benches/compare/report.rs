@@ -188,6 +188,14 @@ pub(crate) fn rows() -> Vec<Row> {
             None,
             &format!("attention_e2e_into_{t}"),
         ));
+        rows.push(row(
+            &format!("12 attention e2e, fused ops {t}"),
+            &format!("attention_e2e/{t}"),
+            "ours_fused",
+            "ours",
+            None,
+            &format!("attention_e2e_fused_{t}_vs_composition"),
+        ));
     }
     rows
 }
@@ -298,6 +306,8 @@ pub(crate) fn report() {
             ("ours_2t", "_2t"),
             ("ours_into", "_into"),
             ("ours_into_2t", "_into_2t"),
+            ("ours_fused", "_fused"),
+            ("ours_fused_2t", "_fused_2t"),
         ] {
             if let Some(ns) = median_wall(&format!("attention_e2e/{t}/{id}")) {
                 json.push(json_entry(

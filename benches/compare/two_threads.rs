@@ -18,7 +18,7 @@ type TwoThreadRow = (
     Option<f64>,
 );
 
-const TWO_THREAD_ROWS: [TwoThreadRow; 15] = [
+const TWO_THREAD_ROWS: [TwoThreadRow; 16] = [
     (
         "9 matmul 512 f32",
         "matmul512/f32",
@@ -137,6 +137,14 @@ const TWO_THREAD_ROWS: [TwoThreadRow; 15] = [
         "ours_into_2t",
         "ours_into",
         "attention_e2e_into_f64_2t_vs_1t",
+        None,
+    ),
+    (
+        "12 attention e2e, fused f32",
+        "attention_e2e/f32",
+        "ours_fused_2t",
+        "ours_fused",
+        "attention_e2e_fused_f32_2t_vs_1t",
         None,
     ),
 ];
