@@ -154,6 +154,29 @@ fn one_to_four_rows_split_over_columns_or_rows() -> TestResult {
 }
 
 #[test]
+fn a_prompt_splits_its_columns_over_the_threads() -> TestResult {
+    // 5 to 64 rows (a prompt) on 2 or 3 threads split the columns into
+    // 64-aligned ranges, one per thread, each a one-thread product of every
+    // row: 200 columns on 3 threads are ranges of 128 and 72 (a ragged
+    // panel in the last), 1030 past a 1024-column block; 65 rows and 127
+    // columns (too narrow to split) split by rows. With the scale and bias
+    // epilogue, whose bias is sliced per range.
+    for size in [
+        [32, 300, 200],
+        [64, 20, 1030],
+        [5, 40, 128],
+        [65, 30, 200],
+        [32, 50, 127],
+    ] {
+        both_right_layouts_everywhere::<f32>(size, |x| x as f32)?;
+        both_right_layouts_everywhere::<f64>(size, |x| x)?;
+        affine_everywhere::<f32>(1, size, 0.125, |x| x as f32)?;
+        affine_everywhere::<f64>(2, size, -0.3, |x| x)?;
+    }
+    Ok(())
+}
+
+#[test]
 fn large_products_split_by_default_and_agree() -> TestResult {
     // 2 · 3 · 100 · 140 · 120 flops is above the default threshold, so this
     // splits over the pool's threads with the default settings.

@@ -7,10 +7,9 @@
 //! `NR`-column panels (by the threads too, panel by panel, from
 //! [`PARALLEL_PACK_BYTES`]) and shared by all threads, which then run
 //! through them in one parallel region; each row task packs its left rows into
-//! `MR`-row panels. A product of at most [`IN_PLACE_MAX_ROWS`] rows whose
-//! right operand has contiguous columns (a prompt against a row-major
-//! weight) reads its whole panels where they are and packs only a ragged
-//! last one. A `k` slice continues the chains where the previous
+//! `MR`-row panels. A product of at most [`COLUMN_SPLIT_MAX_ROWS`] rows (a
+//! prompt against a weight) on several threads splits its columns instead
+//! of its rows. A `k` slice continues the chains where the previous
 //! slice stored them (the first starts them at +0.0; a stored float is
 //! reloaded exactly).
 //!
@@ -48,11 +47,16 @@ const NC: usize = 1024;
 /// sizes a `k = 128` product is one group and a `k = 512` one two.
 const PACK_BUDGET: usize = 1 << 19;
 
-/// Rows of a product up to which a right operand with contiguous columns
-/// is read in place rather than packed: packing copies the whole operand
-/// once per product, which for a prompt's 32 rows against GPT-2's weights
-/// is about a third of the work.
-const IN_PLACE_MAX_ROWS: usize = 64;
+/// Rows of a product up to which several threads split its columns rather
+/// than its rows: split by rows, each of the `⌈m / MR⌉` row tasks of a
+/// prompt's 32 rows would read the whole right operand (GPT-2's weights,
+/// from memory), so two threads ran a 32-token prefill no faster than one.
+const COLUMN_SPLIT_MAX_ROWS: usize = 64;
+
+/// Columns of one task of a column split: a multiple of this (of every
+/// register tile's `NR`, AVX-512's 64 `f32` columns the widest), so that
+/// only the last task has a ragged panel.
+const COLUMN_ALIGN: usize = 64;
 
 /// Bytes of packed right operand from which a parallel product packs its
 /// panels on the threads too (the row tasks wait for the packing anyway).
@@ -63,6 +67,8 @@ const PARALLEL_PACK_BYTES: usize = 1 << 18;
 struct Scratch<F> {
     a: Vec<F>,
     b: Vec<F>,
+    /// The column tasks' outputs of a column split, task after task.
+    columns: Vec<F>,
 }
 
 thread_local! {
@@ -81,6 +87,10 @@ thread_local! {
     /// to the system, and faulting it in again cost 13 % of a two-thread
     /// 512² product).
     static ROW_PANELS: Cache = const { RefCell::new(None) };
+    /// The packing buffers of the column tasks this thread runs for a
+    /// column split (the caller's own [`CACHED`] buffers are out then),
+    /// kept the same way.
+    static COLUMN_TASKS: Cache = const { RefCell::new(None) };
 }
 
 /// One thread's cached value of some type.
@@ -149,13 +159,24 @@ pub(super) fn run<F: Float>(
         for (index, out) in chunks.enumerate() {
             let (a, b) = problem.matrices(index);
             let matrix = OneMatrix { a, b, m, n, k };
-            result = dispatch.run(Product {
-                matrix,
-                out,
-                scratch: &mut scratch,
-                epilogue,
-                threads,
-            });
+            result = if threads > 1 && m <= COLUMN_SPLIT_MAX_ROWS && n >= 2 * COLUMN_ALIGN {
+                column_split(
+                    dispatch,
+                    matrix,
+                    out,
+                    &mut scratch.columns,
+                    epilogue,
+                    threads,
+                )
+            } else {
+                dispatch.run(Product {
+                    matrix,
+                    out,
+                    scratch: &mut scratch,
+                    epilogue,
+                    threads,
+                })
+            };
             if result.is_err() {
                 break;
             }
@@ -163,6 +184,66 @@ pub(super) fn run<F: Float>(
         put_cached(&CACHED, scratch);
         result
     }
+}
+
+/// One matrix of at most [`COLUMN_SPLIT_MAX_ROWS`] rows on `threads`
+/// threads: its columns in one range per thread (whole multiples of
+/// [`COLUMN_ALIGN`]), each range a one-thread product of all `m` rows into
+/// its own part of `staging`, then copied into its columns of `out`.
+///
+/// Every output element's chain is the one-thread product's (the same
+/// `k` slices in the same order; the epilogue is per element), so the bits
+/// do not depend on the split. The copy is `m · n` values, against the
+/// `k · n` of the right operand each range reads once.
+fn column_split<F: Float>(
+    dispatch: Dispatch,
+    matrix: OneMatrix<'_, F>,
+    out: &mut [F],
+    staging: &mut Vec<F>,
+    epilogue: Option<Epilogue<'_, F>>,
+    threads: usize,
+) -> Result<(), AllocationFailed> {
+    let OneMatrix { a, b, m, n, k } = matrix;
+    let width = n.div_ceil(threads).next_multiple_of(COLUMN_ALIGN);
+    let staging = try_scratch(staging, m * n, F::ZERO)?;
+    staging
+        .par_chunks_mut(m * width)
+        .enumerate()
+        .try_for_each(|(task, part)| {
+            let first = task * width;
+            let columns = part.len() / m;
+            let b = Matrix {
+                base: b.base + first * b.col,
+                ..b
+            };
+            let epilogue = epilogue.map(|e| Epilogue {
+                bias: e.bias.map(|bias| &bias[first..first + columns]),
+                ..e
+            });
+            let mut scratch = take_cached::<Scratch<F>>(&COLUMN_TASKS);
+            let result = dispatch.run(Product {
+                matrix: OneMatrix {
+                    a,
+                    b,
+                    m,
+                    n: columns,
+                    k,
+                },
+                out: part,
+                scratch: &mut scratch,
+                epilogue,
+                threads: 1,
+            });
+            put_cached(&COLUMN_TASKS, scratch);
+            result
+        })?;
+    for (task, part) in staging.chunks(m * width).enumerate() {
+        let (first, columns) = (task * width, part.len() / m);
+        for (row, values) in out.chunks_exact_mut(n).zip(part.chunks_exact(columns)) {
+            row[first..first + columns].copy_from_slice(values);
+        }
+    }
+    Ok(())
 }
 
 /// One `m × k` by `k × n` product.
@@ -226,26 +307,20 @@ fn product<F: Float, S: Simd, const MR: usize, const NV: usize>(
     let OneMatrix { a, b, m, n, k } = matrix;
     let nr = NV * lanes::<F, S>();
     let rows_per_task = rows_per_task(m, MR, threads);
-    let in_place = m <= IN_PLACE_MAX_ROWS && b.col == 1;
     for jc in (0..n).step_by(NC) {
         let nc = NC.min(n - jc);
-        let width = nc.next_multiple_of(nr);
-        // Whole panels read in place; the others (all, or a ragged last one)
-        // are packed.
-        let in_place_panels = if in_place { nc / nr } else { 0 };
-        let packed = width - in_place_panels * nr;
-        let group_depth = (PACK_BUDGET / size_of::<F>() / (width * KC)).max(1) * KC;
+        let packed = nc.next_multiple_of(nr);
+        let group_depth = (PACK_BUDGET / size_of::<F>() / (packed * KC)).max(1) * KC;
         for pg in (0..k).step_by(group_depth) {
             let depth = group_depth.min(k - pg);
             let b_pack = try_scratch(&mut scratch.b, packed * depth, F::ZERO)?;
             let parallel_pack =
                 threads > 1 && packed * depth * size_of::<F>() >= PARALLEL_PACK_BYTES;
-            // (`max(1)`: with every panel read in place `b_pack` is empty.)
-            for (s, slice) in b_pack.chunks_mut((packed * KC).max(1)).enumerate() {
+            for (s, slice) in b_pack.chunks_mut(packed * KC).enumerate() {
                 let pc = pg + s * KC;
                 let kc = KC.min(k - pc);
                 let pack = |(p, panel): (usize, &mut [F])| {
-                    let first = jc + (in_place_panels + p) * nr;
+                    let first = jc + p * nr;
                     let source = Source {
                         data: b.data,
                         base: b.base + pc * b.row + first * b.col,
@@ -268,8 +343,6 @@ fn product<F: Float, S: Simd, const MR: usize, const NV: usize>(
                 pg,
                 depth,
                 b_pack: &*b_pack,
-                b: in_place.then_some(b),
-                in_place_panels,
                 jc,
                 nc,
                 n,
@@ -312,18 +385,14 @@ fn rows_per_task(m: usize, mr: usize, threads: usize) -> usize {
 /// What every row task of one parallel region shares: the left operand,
 /// the `k` range `pg..pg + depth` (whole [`KC`] slices but the last), the
 /// right operand's packed slices of that range for columns `jc..jc + nc`
-/// (slice after slice, each `nc` rounded up to whole panels wide, less
-/// the panels read in place), and the output's row length.
+/// (slice after slice, each `nc` rounded up to whole panels wide), and the
+/// output's row length.
 #[derive(Clone, Copy)]
 struct Group<'a, 'p, F> {
     a: Matrix<'a, F>,
     pg: usize,
     depth: usize,
     b_pack: &'p [F],
-    /// The right operand, when its first `in_place_panels` panels of
-    /// every slice are read where they are instead of packed.
-    b: Option<Matrix<'a, F>>,
-    in_place_panels: usize,
     jc: usize,
     nc: usize,
     n: usize,
@@ -365,8 +434,6 @@ fn row_block<F: Float, S: Simd, const MR: usize, const NV: usize>(
         pg,
         depth,
         b_pack,
-        b,
-        in_place_panels,
         jc,
         nc,
         n,
@@ -381,8 +448,6 @@ fn row_block<F: Float, S: Simd, const MR: usize, const NV: usize>(
             pc,
             kc,
             b_pack: &b_pack[start..start + kc * packed],
-            b,
-            in_place_panels,
             jc,
             nc,
             n,

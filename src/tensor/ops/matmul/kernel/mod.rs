@@ -29,12 +29,12 @@
 //!   columns are contiguous (no packing) and stages small transposed blocks
 //!   otherwise;
 //! - larger products go through [`gemm`]: the GotoBLAS / BLIS loop nest with
-//!   packed panels and a register tile chosen per instruction set (up to
-//!   64 rows, a right operand with contiguous columns is read in place).
+//!   packed panels and a register tile chosen per instruction set.
 //!
 //! Threads (rayon, see [`super::simd`]): whole matrices of a batch, else
-//! row blocks of one matrix, else (one row) column ranges are handed to the
-//! pool when the product has at least `PARALLEL_MIN_FLOPS` of work.
+//! row blocks of one matrix, else (up to 64 rows: a prompt; or one row:
+//! decoding) column ranges are handed to the pool when the product has at
+//! least `PARALLEL_MIN_FLOPS` of work.
 
 mod epilogue;
 mod gemm;

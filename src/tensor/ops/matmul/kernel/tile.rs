@@ -1,10 +1,8 @@
 //! The register tile of the packed product ([`super::gemm`]): `MR × NV`
 //! vectors of chains, each advanced one fused multiply-add per step of `k`
-//! in ascending order, over a packed left panel and a right panel that is
-//! packed or read in place; and the loop that runs the tiles of one row
-//! block over one `k` slice.
+//! in ascending order, over a packed left panel and a packed right panel;
+//! and the loop that runs the tiles of one row block over one `k` slice.
 
-use super::Matrix;
 use crate::tensor::float::Float;
 use crate::tensor::lanes::{Lanes, lanes};
 use pulp::Simd;
@@ -12,16 +10,12 @@ use pulp::Simd;
 /// One `k` slice of a block of columns: what the register tiles of a row
 /// block read.
 #[derive(Clone, Copy)]
-pub(super) struct Block<'a, 'p, F> {
+pub(super) struct Block<'p, F> {
     /// The slice's first `k` and its depth.
     pub(super) pc: usize,
     pub(super) kc: usize,
-    /// The packed right panels of the slice (after the in-place ones).
+    /// The packed right panels of the slice.
     pub(super) b_pack: &'p [F],
-    /// The right operand, when the first `in_place_panels` panels are read
-    /// where they are.
-    pub(super) b: Option<Matrix<'a, F>>,
-    pub(super) in_place_panels: usize,
     /// The block's columns `jc..jc + nc` and the output's row length.
     pub(super) jc: usize,
     pub(super) nc: usize,
@@ -29,48 +23,24 @@ pub(super) struct Block<'a, 'p, F> {
 }
 
 /// Runs the register tiles over packed left panels (`out`: their rows of
-/// the output). With packed right panels, each left panel (in L1) meets
-/// every right panel (in L2), so each output row is written left to right.
-/// With right panels read in place (a small product), each right panel
-/// meets every left panel in turn (all of them fit in L2), so it comes from
-/// memory once.
+/// the output): each left panel (in L1) meets every right panel (in L2),
+/// so each output row is written left to right.
 #[inline(always)]
 pub(super) fn tiles<F: Float, S: Simd, const MR: usize, const NV: usize>(
     simd: S,
-    block: Block<'_, '_, F>,
+    block: Block<'_, F>,
     a_pack: &[F],
     out: &mut [F],
 ) {
     let nr = NV * lanes::<F, S>();
-    let (kc, in_place_panels) = (block.kc, block.in_place_panels);
-    let panels = in_place_panels + block.b_pack.len() / (nr * kc);
+    let kc = block.kc;
+    let panels = block.b_pack.len() / (nr * kc);
     let left_panels = a_pack.len() / (MR * kc);
-    if block.b.is_some() {
+    for q in 0..left_panels {
         for p in 0..panels {
-            for q in 0..left_panels {
-                one_tile::<F, S, MR, NV>(simd, block, a_pack, out, [q, p]);
-            }
-        }
-    } else {
-        for q in 0..left_panels {
-            for p in 0..panels {
-                one_tile::<F, S, MR, NV>(simd, block, a_pack, out, [q, p]);
-            }
+            one_tile::<F, S, MR, NV>(simd, block, a_pack, out, [q, p]);
         }
     }
-}
-
-/// Where a tile reads the right panel's steps: packed (`NV` vectors per
-/// step, step after step) or in place (step `s` at `data[base + s ·
-/// stride..]`, `NV` vectors of contiguous columns).
-#[derive(Clone, Copy)]
-enum Panel<'p, F, V> {
-    Packed(&'p [V]),
-    InPlace {
-        data: &'p [F],
-        base: usize,
-        stride: usize,
-    },
 }
 
 /// Left panel `q` (rows `q · MR..` of `out`) times right panel `p` (columns
@@ -80,7 +50,7 @@ enum Panel<'p, F, V> {
 #[inline(always)]
 fn one_tile<F: Float, S: Simd, const MR: usize, const NV: usize>(
     simd: S,
-    block: Block<'_, '_, F>,
+    block: Block<'_, F>,
     a_pack: &[F],
     out: &mut [F],
     [q, p]: [usize; 2],
@@ -89,8 +59,6 @@ fn one_tile<F: Float, S: Simd, const MR: usize, const NV: usize>(
         pc,
         kc,
         b_pack,
-        b,
-        in_place_panels,
         jc,
         nc,
         n,
@@ -104,17 +72,8 @@ fn one_tile<F: Float, S: Simd, const MR: usize, const NV: usize>(
     let out = &mut out[q * MR * n..(q * MR + live_rows) * n];
     let col = jc + p * nr;
     let live_cols = nr.min(jc + nc - col);
-    let b_panel = match b.filter(|_| p < in_place_panels) {
-        Some(b) => Panel::InPlace {
-            data: b.data,
-            base: b.base + pc * b.row + col,
-            stride: b.row,
-        },
-        None => {
-            let first = (p - in_place_panels) * nr * kc;
-            Panel::Packed(F::as_vectors::<S>(&b_pack[first..first + nr * kc]).0)
-        }
-    };
+    let first = p * nr * kc;
+    let b_panel = F::as_vectors::<S>(&b_pack[first..first + nr * kc]).0;
     if live_rows == MR && live_cols == nr {
         // Loops, not `from_fn` or `copy_from_slice`: those became a
         // closure call and `memmove` calls here (a tenth of a 512² product).
@@ -168,32 +127,18 @@ fn one_tile<F: Float, S: Simd, const MR: usize, const NV: usize>(
 
 /// The register tile: `MR × NV` vectors of chains advanced through one `k`
 /// slice in ascending order, each step one fused multiply-add per chain
-/// (`chain = fma(a, b, chain)`), whichever way the right panel is read.
+/// (`chain = fma(a, b, chain)`).
 #[inline(always)]
 fn tile<F: Lanes, S: Simd, const MR: usize, const NV: usize>(
     simd: S,
     a_panel: &[F],
-    b_panel: Panel<'_, F, F::Vector<S>>,
+    b_panel: &[F::Vector<S>],
     mut acc: [[F::Vector<S>; NV]; MR],
 ) -> [[F::Vector<S>; NV]; MR] {
     let (a_steps, _) = pulp::as_arrays::<MR, F>(a_panel);
-    match b_panel {
-        Panel::Packed(b_panel) => {
-            let (b_steps, _) = pulp::as_arrays::<NV, F::Vector<S>>(b_panel);
-            for (a_step, b_step) in a_steps.iter().zip(b_steps) {
-                step::<F, S, MR, NV>(simd, &mut acc, a_step, b_step);
-            }
-        }
-        Panel::InPlace { data, base, stride } => {
-            let nr = NV * lanes::<F, S>();
-            for (s, a_step) in a_steps.iter().enumerate() {
-                let start = base + s * stride;
-                let row = F::as_vectors::<S>(&data[start..start + nr]).0;
-                for b_step in pulp::as_arrays::<NV, F::Vector<S>>(row).0 {
-                    step::<F, S, MR, NV>(simd, &mut acc, a_step, b_step);
-                }
-            }
-        }
+    let (b_steps, _) = pulp::as_arrays::<NV, F::Vector<S>>(b_panel);
+    for (a_step, b_step) in a_steps.iter().zip(b_steps) {
+        step::<F, S, MR, NV>(simd, &mut acc, a_step, b_step);
     }
     acc
 }
