@@ -128,8 +128,17 @@ fn every_block_edge() -> TestResult {
     // k = 513: two full 256-deep slices and one more step;
     // n = 1030: past a 1024-column block by less than one vector;
     // k = 1060 at n = 1030: the packed right operand of a full column
-    // block is one slice per group (512 KiB), so five groups follow.
-    for size in [[97, 20, 70], [7, 513, 33], [7, 9, 1030], [9, 1060, 1030]] {
+    // block is one slice per group (512 KiB), so five groups follow;
+    // [70, 260, 700]: 70 rows split by rows, the 720 KiB of packed right
+    // panels packed on the threads, panel by panel (a prompt's columns
+    // split instead, each range packed by its one thread).
+    for size in [
+        [97, 20, 70],
+        [7, 513, 33],
+        [7, 9, 1030],
+        [9, 1060, 1030],
+        [70, 260, 700],
+    ] {
         both_right_layouts_everywhere::<f32>(size, |x| x as f32)?;
         both_right_layouts_everywhere::<f64>(size, |x| x)?;
     }
