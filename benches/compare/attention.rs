@@ -31,20 +31,17 @@ const HEADS: usize = 12;
 const D: usize = 64;
 const C: usize = HEADS * D;
 
-/// Ours: the library's calls, as a user writes them.
-fn ours<T: Elem>(qkv: &Tensor<3, T>, mask: &Tensor<2, bool>) -> Tensor<3, T> {
-    let scale = T::one() / T::from(D).unwrap().sqrt();
-    let [q, k, v] = qkv.view().chunk::<3>(2).unwrap().map(|part| {
+/// Q, K and V `[1, H, T, D]` of the packed `qkv` `[1, T, 3C]`: thirds of
+/// the last axis, each split into heads and permuted (no copy).
+fn split_heads<T: Elem>(qkv: &Tensor<3, T>) -> [View<'_, 4, T>; 3] {
+    qkv.view().chunk::<3>(2).unwrap().map(|part| {
         let split: View<'_, 4, T> = part.split_axis(2, [HEADS, D]).unwrap();
         split.permute([0, 2, 1, 3]).unwrap()
-    });
-    let dots = matmul(&q, &k.transpose(2, 3).unwrap()).unwrap();
-    let scores = par_map_binary(&dots, mask, |s, keep| {
-        if keep { s * scale } else { T::neg_infinity() }
     })
-    .unwrap();
-    let probs = softmax_axis(&scores, 3).unwrap();
-    let out = matmul(&probs, &v).unwrap();
+}
+
+/// The heads `[1, H, T, D]` merged back into `[1, T, C]` (one copy).
+fn merge_heads<T: Elem>(out: &Tensor<4, T>) -> Tensor<3, T> {
     let merged = out
         .view()
         .permute([0, 2, 1, 3])
@@ -54,25 +51,28 @@ fn ours<T: Elem>(qkv: &Tensor<3, T>, mask: &Tensor<2, bool>) -> Tensor<3, T> {
     merged.into_shape([1, T_CTX, C]).unwrap()
 }
 
+/// Ours: the library's calls, as a user writes them.
+fn ours<T: Elem>(qkv: &Tensor<3, T>, mask: &Tensor<2, bool>) -> Tensor<3, T> {
+    let scale = T::one() / T::from(D).unwrap().sqrt();
+    let [q, k, v] = split_heads(qkv);
+    let dots = matmul(&q, &k.transpose(2, 3).unwrap()).unwrap();
+    let scores = par_map_binary(&dots, mask, |s, keep| {
+        if keep { s * scale } else { T::neg_infinity() }
+    })
+    .unwrap();
+    let probs = softmax_axis(&scores, 3).unwrap();
+    merge_heads(&matmul(&probs, &v).unwrap())
+}
+
 /// Ours on the fused operations: `Q·Kᵀ·D^-0.5` by one `matmul_affine`, the
 /// causal mask and the softmax by one `causal_softmax` (bit-identical to
 /// masking with -inf and `softmax_axis`), `matmul` with V, the merge.
 fn ours_fused<T: Elem>(qkv: &Tensor<3, T>) -> Tensor<3, T> {
     let scale = T::one() / T::from(D).unwrap().sqrt();
-    let [q, k, v] = qkv.view().chunk::<3>(2).unwrap().map(|part| {
-        let split: View<'_, 4, T> = part.split_axis(2, [HEADS, D]).unwrap();
-        split.permute([0, 2, 1, 3]).unwrap()
-    });
+    let [q, k, v] = split_heads(qkv);
     let scores = matmul_affine(&q, &k.transpose(2, 3).unwrap(), scale, None).unwrap();
     let probs = scores.causal_softmax(0).unwrap();
-    let out = matmul(&probs, &v).unwrap();
-    let merged = out
-        .view()
-        .permute([0, 2, 1, 3])
-        .unwrap()
-        .materialize()
-        .unwrap();
-    merged.into_shape([1, T_CTX, C]).unwrap()
+    merge_heads(&matmul(&probs, &v).unwrap())
 }
 
 /// The outputs [`ours_into`] reuses from call to call, as a model loop
@@ -102,10 +102,7 @@ impl<T: Elem> Buffers<T> {
 /// of four fresh outputs (48 MiB each in f32 for the scores).
 fn ours_into<T: Elem>(qkv: &Tensor<3, T>, mask: &Tensor<2, bool>, b: &mut Buffers<T>) {
     let scale = T::one() / T::from(D).unwrap().sqrt();
-    let [q, k, v] = qkv.view().chunk::<3>(2).unwrap().map(|part| {
-        let split: View<'_, 4, T> = part.split_axis(2, [HEADS, D]).unwrap();
-        split.permute([0, 2, 1, 3]).unwrap()
-    });
+    let [q, k, v] = split_heads(qkv);
     matmul_into(&q, &k.transpose(2, 3).unwrap(), &mut b.scores).unwrap();
     b.scores
         .view_mut()

@@ -5,6 +5,10 @@ use super::harness::*;
 use super::matmul::{ATTN, NAIVE_BATCHES};
 use super::table::{Row, json_entry, row};
 use super::two_threads::two_thread_rows;
+
+/// The third references of the table, the first one a group has.
+const REFERENCES: [&str; 6] = ["candle", "memcpy", "naive", "composition", "loop", "std"];
+
 pub(crate) fn rows() -> Vec<Row> {
     let mut rows = Vec::new();
     for t in ["f64", "f32"] {
@@ -222,15 +226,19 @@ pub(crate) fn report() {
         // The third reference: memcpy, or for the matmul rows the naive loop
         // (candle-core in the rows against it), the four-call composition for
         // softmax, the plain loop for index_select, std's `exp` map for exp.
-        let mc = ["candle", "memcpy", "naive", "composition", "loop", "std"]
+        let mc = REFERENCES
             .iter()
             .filter(|&&reference| reference != "candle" || row.against == "candle")
             .find_map(|reference| median(&format!("{group}/{reference}")));
         let (vs_nd, vs_mc) = (ratio(ours, nd), ratio(ours, mc));
+        // Against ndarray, the third reference, or another of our own ids
+        // (the fused attention against our composition).
         let against = if row.against == "ndarray" {
             vs_nd
-        } else {
+        } else if REFERENCES.contains(&row.against) {
             vs_mc
+        } else {
+            ratio(ours, median(&format!("{group}/{}", row.against)))
         };
         let target = match (row.limit, against) {
             (Some(limit), Some(r)) => format!(
