@@ -112,12 +112,13 @@ fn put_cached<T: 'static>(cache: &'static LocalKey<Cache>, value: Box<T>) {
 
 /// All matrices of `problem` into `out`: whole matrices per thread when the
 /// batch splits evenly, else one matrix after another with row blocks
-/// spread over the threads.
+/// spread over the threads (column ranges for a matrix of at most
+/// [`COLUMN_SPLIT_MAX_ROWS`] rows, see [`column_split`]).
 ///
 /// The packing buffers (at most `MC·KC` values per task and the larger of
-/// [`PACK_BUDGET`] bytes and `KC·(NC + 64)` values per matrix) are
-/// reserved fallibly; a failure stops the product with
-/// [`AllocationFailed`].
+/// [`PACK_BUDGET`] bytes and `KC·(NC + 64)` values per matrix, plus the
+/// `m·n` staging values of a column split) are reserved fallibly; a
+/// failure stops the product with [`AllocationFailed`].
 pub(super) fn run<F: Float>(
     dispatch: Dispatch,
     problem: &Problem<'_, '_, F>,
@@ -142,16 +143,7 @@ pub(super) fn run<F: Float>(
             .try_for_each(|(index, out)| {
                 let (a, b) = problem.matrices(index);
                 let matrix = OneMatrix { a, b, m, n, k };
-                let mut scratch = take_cached::<Scratch<F>>(&CACHED);
-                let result = dispatch.run(Product {
-                    matrix,
-                    out,
-                    scratch: &mut scratch,
-                    epilogue,
-                    threads: 1,
-                });
-                put_cached(&CACHED, scratch);
-                result
+                one_thread(dispatch, &CACHED, matrix, out, epilogue)
             })
     } else {
         let mut scratch = take_cached::<Scratch<F>>(&CACHED);
@@ -220,22 +212,14 @@ fn column_split<F: Float>(
                 bias: e.bias.map(|bias| &bias[first..first + columns]),
                 ..e
             });
-            let mut scratch = take_cached::<Scratch<F>>(&COLUMN_TASKS);
-            let result = dispatch.run(Product {
-                matrix: OneMatrix {
-                    a,
-                    b,
-                    m,
-                    n: columns,
-                    k,
-                },
-                out: part,
-                scratch: &mut scratch,
-                epilogue,
-                threads: 1,
-            });
-            put_cached(&COLUMN_TASKS, scratch);
-            result
+            let matrix = OneMatrix {
+                a,
+                b,
+                m,
+                n: columns,
+                k,
+            };
+            one_thread(dispatch, &COLUMN_TASKS, matrix, part, epilogue)
         })?;
     for (task, part) in staging.chunks(m * width).enumerate() {
         let (first, columns) = (task * width, part.len() / m);
@@ -244,6 +228,27 @@ fn column_split<F: Float>(
         }
     }
     Ok(())
+}
+
+/// One matrix on the calling thread alone, with the packing buffers kept
+/// in `cache` for this thread.
+fn one_thread<F: Float>(
+    dispatch: Dispatch,
+    cache: &'static LocalKey<Cache>,
+    matrix: OneMatrix<'_, F>,
+    out: &mut [F],
+    epilogue: Option<Epilogue<'_, F>>,
+) -> Result<(), AllocationFailed> {
+    let mut scratch = take_cached::<Scratch<F>>(cache);
+    let result = dispatch.run(Product {
+        matrix,
+        out,
+        scratch: &mut scratch,
+        epilogue,
+        threads: 1,
+    });
+    put_cached(cache, scratch);
+    result
 }
 
 /// One `m × k` by `k × n` product.
