@@ -354,7 +354,13 @@ fn finite_differences(
                 .expect("probe")
                 .0
         };
-        let numeric = (f(eps) - f(-eps)) / (2.0 * eps);
+        // Richardson's extrapolation of two central differences (steps h
+        // and h/2): the h² terms cancel, leaving O(h⁴). A plain central
+        // difference at h = 1e-5 is off by ~1e-6 relative where the third
+        // derivative is large (an rms_norm of a near-zero row: 48.04623 against
+        // the exact 48.04629, which h → 0 approaches).
+        let central = |h: f64| (f(h) - f(-h)) / (2.0 * h);
+        let numeric = (4.0 * central(eps / 2.0) - central(eps)) / 3.0;
         prop_assert!(
             (numeric - grad[k]).abs() <= 1e-6 * (1.0 + numeric.abs()),
             "k {k}: numeric {numeric} vs {}",
