@@ -28,13 +28,23 @@ pub struct Args {
     /// Threads (`--threads`, 1 to [`MAX_THREADS`]); none: rayon's default
     /// (RAYON_NUM_THREADS or the cores).
     pub threads: Option<usize>,
+    /// Generations to run (`--runs`, 1 to [`MAX_RUNS`], default 1). From
+    /// two on, the first only warms the thread pool, the allocator and the
+    /// caches, and the speed line gives the median of the others (as
+    /// `scripts/bench_torch.py` does for PyTorch: one warm-up generate,
+    /// then medians).
+    pub runs: usize,
 }
 
 /// The most threads `--threads` accepts: more threads than cores only
 /// slow a decoder down, and starting a hundred thousand takes minutes.
 pub const MAX_THREADS: usize = 256;
 
-pub const USAGE: &str = "usage: gpt2 [--model PATH --tokens ID,ID,...] [--generate N] [--dtype f32|f64] [--weights f32|bf16|f16] [--logits-out FILE] [--threads N]
+/// The most generations `--runs` accepts (a typo's guard: each one is a
+/// whole generation).
+pub const MAX_RUNS: usize = 1000;
+
+pub const USAGE: &str = "usage: gpt2 [--model PATH --tokens ID,ID,...] [--generate N] [--dtype f32|f64] [--weights f32|bf16|f16] [--logits-out FILE] [--threads N] [--runs N]
   no --model: check the committed 2-layer fixture against transformers, then time GPT-2 small (seeded weights)
   --model PATH      a Hugging Face GPT-2 safetensors file (F16, BF16, F32 or F64); its config.json
                     (for n_head) must sit beside it, unless the width is GPT-2's 768/1024/1280/1600
@@ -46,7 +56,9 @@ pub const USAGE: &str = "usage: gpt2 [--model PATH --tokens ID,ID,...] [--genera
                     bf16 / f16 round them once and multiply straight from half precision (f32 compute
                     only; the self-check then runs the fixture stored in that precision)
   --logits-out FILE write the logits of every generated step, [steps, vocab] f32 safetensors
-  --threads N       1 to 256 threads (default: RAYON_NUM_THREADS, else every core)";
+  --threads N       1 to 256 threads (default: RAYON_NUM_THREADS, else every core)
+  --runs N          generate N times (1 to 1000, default 1); from 2 on, the speed is the median of runs 2..N
+                    (the first warms the threads and caches) and every run must choose the same tokens";
 
 /// Parses the flags (without the program name).
 ///
@@ -64,14 +76,24 @@ pub fn parse(args: impl IntoIterator<Item = std::ffi::OsString>) -> Result<Args,
             "--weights",
             "--logits-out",
             "--threads",
+            "--runs",
         ],
     )?;
     interpret(values).map_err(FlagsError::Usage)
 }
 
 /// The flags' values (in [`parse`]'s order) as [`Args`]; `Err` is one sentence.
-fn interpret(values: [Option<String>; 7]) -> Result<Args, String> {
-    let [model, tokens, generate, dtype, weights, logits_out, threads] = values;
+fn interpret(values: [Option<String>; 8]) -> Result<Args, String> {
+    let [
+        model,
+        tokens,
+        generate,
+        dtype,
+        weights,
+        logits_out,
+        threads,
+        runs,
+    ] = values;
     let count = |flag: &str, value: &str| -> Result<usize, String> {
         value
             .parse()
@@ -117,6 +139,10 @@ fn interpret(values: [Option<String>; 7]) -> Result<Args, String> {
             "--threads is at most {MAX_THREADS} (more threads than cores only slow decoding), got {threads}"
         ));
     }
+    let runs = runs.map(|n| count("--runs", &n)).transpose()?.unwrap_or(1);
+    if !(1..=MAX_RUNS).contains(&runs) {
+        return Err(format!("--runs is 1 to {MAX_RUNS}, got {runs}"));
+    }
     Ok(Args {
         model: model.map(PathBuf::from),
         tokens,
@@ -125,5 +151,6 @@ fn interpret(values: [Option<String>; 7]) -> Result<Args, String> {
         weights,
         logits_out: logits_out.map(PathBuf::from),
         threads,
+        runs,
     })
 }

@@ -29,6 +29,7 @@ use llm_from_scratch::tensor::weights::{AlignedBytes, SafetensorsWriter, Weights
 use model::{Gpt2, KvCache};
 use report::{last_level_cache, mib, peak_rss, read_bandwidth};
 use std::process::ExitCode;
+use std::time::Duration;
 use weights::{Element, ModelError, Params, Storage};
 
 /// The fixture check passes below this max |ours - transformers| in f32.
@@ -233,7 +234,22 @@ fn run<F: Element>(
         step_logits: args.logits_out.is_some(),
         prompt_logits: false,
     };
-    let run = generate(&model, prompt, steps, &mut cache, keep)?;
+    let mut run = generate(&model, prompt, steps, &mut cache, keep)?;
+    // `--runs N`: the same generation again; every run after the first is timed.
+    let mut timed = Vec::new();
+    for again in 2..=args.runs {
+        cache.clear();
+        let next = generate(&model, prompt, steps, &mut cache, keep)?;
+        if next.ids != run.ids {
+            println!(
+                "run {again} generated {:?}, run 1 {:?}: the same inputs gave different tokens  FAILED",
+                next.ids, run.ids
+            );
+            return Ok(false);
+        }
+        timed.push((next.prefill, next.decode));
+        run = next;
+    }
     println!("prompt ({} tokens): {prompt:?}", prompt.len());
     println!("generated ({} tokens): {:?}", run.ids.len(), run.ids);
     if let Some(message) = &run.stopped {
@@ -241,7 +257,8 @@ fn run<F: Element>(
     }
     // Peak memory before the bandwidth probe, which allocates its own buffer.
     let peak = peak_rss().unwrap_or(0);
-    speed(params, prompt.len(), &run, args);
+    let timing = Timing::of(&run, &mut timed);
+    speed(params, prompt.len(), run.ids.len(), timing, args);
     let activations = prompt.len()
         * (12 * config.width + config.heads * prompt.len() + config.vocab)
         * size_of::<F>();
@@ -282,15 +299,54 @@ fn run<F: Element>(
     Ok(true)
 }
 
+/// The prefill and decode times the speed line reports: the one run's, or
+/// the medians of the timed runs 2..N of `--runs N`.
+#[derive(Clone, Copy)]
+struct Timing {
+    prefill: Duration,
+    decode: Duration,
+    /// How many runs the medians are over (0: the single run).
+    medians_of: usize,
+}
+
+impl Timing {
+    /// `run`'s times if `timed` is empty, else the median of `timed`'s
+    /// prefills and of its decodes (the upper middle one for an even count).
+    fn of<F>(run: &Generation<F>, timed: &mut [(Duration, Duration)]) -> Timing {
+        if timed.is_empty() {
+            return Timing {
+                prefill: run.prefill,
+                decode: run.decode,
+                medians_of: 0,
+            };
+        }
+        let middle = timed.len() / 2;
+        timed.sort_unstable_by_key(|t| t.0);
+        let prefill = timed[middle].0;
+        timed.sort_unstable_by_key(|t| t.1);
+        Timing {
+            prefill,
+            decode: timed[middle].1,
+            medians_of: timed.len(),
+        }
+    }
+}
+
 /// Prefill and decode tokens per second, and decode against the bound of
 /// reading every weight once per token at the measured bandwidth.
-fn speed<F: Element>(params: &Params<'_, F>, prompt: usize, run: &Generation<F>, args: &Args) {
+fn speed<F: Element>(
+    params: &Params<'_, F>,
+    prompt: usize,
+    generated: usize,
+    timing: Timing,
+    args: &Args,
+) {
     let threads = args
         .threads
         .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, usize::from));
-    let prefill = prompt as f64 / run.prefill.as_secs_f64();
-    let passes = run.ids.len().saturating_sub(1);
-    let decode = passes as f64 / run.decode.as_secs_f64();
+    let prefill = prompt as f64 / timing.prefill.as_secs_f64();
+    let passes = generated.saturating_sub(1);
+    let decode = passes as f64 / timing.decode.as_secs_f64();
     // Per decode token every matrix is read once (wpe: one row).
     let wpe = params.matrix("wpe.weight").len() * size_of::<F>();
     let bytes_per_token = params.bytes() - wpe;
@@ -302,13 +358,18 @@ fn speed<F: Element>(params: &Params<'_, F>, prompt: usize, run: &Generation<F>,
     } else {
         format!(
             "decode {decode:.2} tokens/s ({passes} steps in {:.0} ms)",
-            run.decode.as_secs_f64() * 1e3
+            timing.decode.as_secs_f64() * 1e3
         )
     };
+    let runs = match timing.medians_of {
+        0 => String::new(),
+        1 => ", run 2 after a warm-up run".to_string(),
+        n => format!(", medians of runs 2-{} after a warm-up run", n + 1),
+    };
     println!(
-        "speed ({threads} thread{}): prefill {prefill:.1} tokens/s ({prompt} tokens in {:.1} ms); {decode_text}",
+        "speed ({threads} thread{}{runs}): prefill {prefill:.1} tokens/s ({prompt} tokens in {:.1} ms); {decode_text}",
         if threads == 1 { "" } else { "s" },
-        run.prefill.as_secs_f64() * 1e3,
+        timing.prefill.as_secs_f64() * 1e3,
     );
     let bound_line = format!(
         "  decode bound: {:.1} MiB of weights per token at {:.1} GB/s measured = {bound:.1} tokens/s",

@@ -45,6 +45,12 @@ impl<F: Element> KvCache<F> {
         })
     }
 
+    /// Forgets every position (`len = 0`); the next pass writes from
+    /// position 0 over the old keys and values, which are never read.
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
     /// The positions the cache can hold.
     pub fn capacity(&self) -> usize {
         self.keys.first().map_or(0, |k| k.shape()[2])

@@ -262,6 +262,16 @@ fn bad_flags_are_one_sentence() {
     );
     assert!(parse(&["--frobnicate"]).unwrap_err().contains("unknown"));
     assert_eq!(
+        parse(&["--runs", "0"]).unwrap_err(),
+        "--runs is 1 to 1000, got 0"
+    );
+    assert_eq!(
+        parse(&["--runs", "1001"]).unwrap_err(),
+        "--runs is 1 to 1000, got 1001"
+    );
+    assert_eq!(parse(&["--runs", "5"]).expect("valid").runs, 5);
+    assert_eq!(parse(&[]).expect("valid").runs, 1);
+    assert_eq!(
         parse(&["--weights", "f8"]).unwrap_err(),
         "--weights is f32, bf16 or f16, got `f8`"
     );
@@ -490,4 +500,66 @@ fn half_storage_counts_its_converted_matrices_as_copied() {
     let matrices = v * c + l * (3 * c * c + c * c + 4 * c * c + 4 * c * c);
     let half = f32_params.into_storage(Storage::Bf16).expect("converts");
     assert_eq!(half.copied_bytes, f32_copied + 2 * matrices);
+}
+
+#[test]
+fn a_cleared_cache_generates_the_same_tokens_and_logits_again() {
+    // `--runs N` clears the cache between runs and requires the same ids.
+    let buffer = fixture_bytes();
+    let weights = Weights::parse(buffer.as_bytes()).expect("valid");
+    let config = config_of(&weights, 4).expect("shapes");
+    let params = Params::<f32>::from_file(&weights, config).expect("loads");
+    let model = Gpt2 { params: &params };
+    let keep = Keep {
+        step_logits: true,
+        prompt_logits: false,
+    };
+    let mut cache = KvCache::new(&config, 16).expect("small");
+    let first = generate(&model, &[5, 9, 2], 6, &mut cache, keep).expect("runs");
+    assert_eq!(cache.len, 8);
+    cache.clear();
+    assert_eq!((cache.len, cache.capacity()), (0, 16));
+    let second = generate(&model, &[5, 9, 2], 6, &mut cache, keep).expect("runs");
+    assert_eq!(second.ids, first.ids);
+    let bits = |logits: &Option<Vec<Vec<f32>>>| -> Vec<u32> {
+        logits
+            .iter()
+            .flatten()
+            .flatten()
+            .map(|x| x.to_bits())
+            .collect()
+    };
+    assert_eq!(bits(&second.step_logits), bits(&first.step_logits));
+    assert_eq!(bits(&first.step_logits).len(), 6 * config.vocab);
+}
+
+#[test]
+fn the_speed_of_several_runs_is_the_median_of_the_timed_ones() {
+    use crate::Timing;
+    use crate::generate::Generation;
+    use std::time::Duration;
+    let ms = Duration::from_millis;
+    let run = Generation::<f32> {
+        ids: vec![1],
+        step_logits: None,
+        prompt_logits: None,
+        prefill: ms(900),
+        decode: ms(9000),
+        stopped: None,
+    };
+    let single = Timing::of(&run, &mut []);
+    assert_eq!(
+        (single.prefill, single.decode, single.medians_of),
+        (ms(900), ms(9000), 0)
+    );
+    // Prefill and decode medians are taken separately; the warm-up run is not among them.
+    let mut timed = [(ms(3), ms(30)), (ms(1), ms(50)), (ms(2), ms(10))];
+    let three = Timing::of(&run, &mut timed);
+    assert_eq!(
+        (three.prefill, three.decode, three.medians_of),
+        (ms(2), ms(30), 3)
+    );
+    let mut even = [(ms(1), ms(4)), (ms(4), ms(1))];
+    let two = Timing::of(&run, &mut even);
+    assert_eq!((two.prefill, two.decode), (ms(4), ms(4)));
 }
