@@ -76,6 +76,8 @@
 //!   [`max_axis`](tensor::ops::max_axis), [`argmax_axis`](tensor::ops::argmax_axis),
 //!   [`softmax_axis`](tensor::ops::softmax_axis),
 //!   [`causal_softmax`](tensor::ops::causal_softmax),
+//!   [`attention`](tensor::ops::attention) (scaled dot-product attention,
+//!   the scores never stored),
 //!   [`layer_norm`](tensor::ops::layer_norm), [`rms_norm`](tensor::ops::rms_norm)
 //!   (fused, bit-identical to their compositions), [`matmul`](tensor::ops::matmul)
 //!   (batched, broadcast batch axes), [`index_select`](tensor::ops::index_select),
@@ -131,14 +133,14 @@ pub mod prelude {
     pub use crate::error::{Error, TensorError, TensorOpError, TensorViewError};
     #[doc(no_inline)]
     pub use crate::tensor::ops::{
-        Function, add, add_into, div, div_into, mul, mul_into, sub, sub_into, unary, unary_into,
+        AttentionMask, argmax_axis, argmax_axis_into, attention, cast, causal_softmax,
+        causal_softmax_into, concat, concat_into, index_select, index_select_into, layer_norm,
+        layer_norm_into, par_map_binary, par_map_binary_into, rms_norm, rms_norm_into,
+        softmax_axis, softmax_axis_into, stack, stack_into,
     };
     #[doc(no_inline)]
     pub use crate::tensor::ops::{
-        argmax_axis, argmax_axis_into, cast, causal_softmax, causal_softmax_into, concat,
-        concat_into, index_select, index_select_into, layer_norm, layer_norm_into, par_map_binary,
-        par_map_binary_into, rms_norm, rms_norm_into, softmax_axis, softmax_axis_into, stack,
-        stack_into,
+        Function, add, add_into, div, div_into, mul, mul_into, sub, sub_into, unary, unary_into,
     };
     #[doc(no_inline)]
     pub use crate::tensor::ops::{

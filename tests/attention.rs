@@ -290,3 +290,17 @@ fn mismatched_operands_are_typed_errors() {
         }
     );
 }
+
+#[test]
+fn fused_attention_matches_numpy_within_1e_12() {
+    // `attention` on the split-head views of the packed projection (no
+    // copy of Q, K or V), against NumPy's `probs @ v_heads`.
+    let fixture = Fixture::load();
+    let qkv = fixture.tensor::<3>("qkv");
+    let [q, k, v] = [0, 1, 2].map(|index| part(&qkv, index, fixture.dims));
+    let [q, k, v] = [&q, &k, &v].map(|part| split_heads(part, fixture.dims));
+    let scale = 1.0 / (fixture.dims[3] as f64).sqrt();
+    let out = attention(&q, &k, &v, scale, AttentionMask::Causal { offset: 0 }).unwrap();
+    assert_close(&fixture, "attn", &out.view());
+    assert_close(&fixture, "merged", &merge_heads(&out).view());
+}

@@ -88,15 +88,15 @@ pub(crate) fn owned_with_shape<D: Dimension, T>(
 pub mod dynamic {
     #[doc(no_inline)]
     pub use super::ops::{
-        Function, add, add_into, div, div_into, mul, mul_into, sub, sub_into, unary, unary_into,
+        AttentionMask, argmax_axis, argmax_axis_into, attention, broadcast_shape, causal_softmax,
+        causal_softmax_into, concat, concat_into, index_select, index_select_into, layer_norm,
+        layer_norm_into, map_binary, map_binary_into, map_unary, map_unary_into, matmul,
+        matmul_into, max_axis, max_axis_into, mean_axis, mean_axis_into, rms_norm, rms_norm_into,
+        softmax_axis, softmax_axis_into, stack, stack_into, sum_axis, sum_axis_into,
     };
     #[doc(no_inline)]
     pub use super::ops::{
-        argmax_axis, argmax_axis_into, broadcast_shape, causal_softmax, causal_softmax_into,
-        concat, concat_into, index_select, index_select_into, layer_norm, layer_norm_into,
-        map_binary, map_binary_into, map_unary, map_unary_into, matmul, matmul_into, max_axis,
-        max_axis_into, mean_axis, mean_axis_into, rms_norm, rms_norm_into, softmax_axis,
-        softmax_axis_into, stack, stack_into, sum_axis, sum_axis_into,
+        Function, add, add_into, div, div_into, mul, mul_into, sub, sub_into, unary, unary_into,
     };
     #[doc(no_inline)]
     pub use super::{DynCellView, DynRank, DynTensor, DynView, DynViewMut};

@@ -91,6 +91,7 @@
 //! [`Error::OutputShapeMismatch`]: crate::Error::OutputShapeMismatch
 
 mod arith;
+mod attention;
 mod broadcast;
 mod cast;
 mod gather;
@@ -104,6 +105,7 @@ mod unary;
 mod widen;
 
 pub use arith::{add, add_into, div, div_into, mul, mul_into, sub, sub_into};
+pub use attention::{AttentionMask, attention};
 pub use broadcast::{ShapeRef, broadcast_shape};
 pub use cast::cast;
 pub use gather::{concat, concat_into, index_select, index_select_into, stack, stack_into};

@@ -6,6 +6,7 @@
 //! layers already checked, so it knows nothing about ranks or error wording.
 
 pub(crate) mod alloc;
+pub(crate) mod cached;
 pub(crate) mod cells;
 pub(crate) mod copy;
 pub(crate) mod groups;

@@ -6,6 +6,7 @@ mod product;
 
 pub use affine::matmul_affine;
 pub use kernel::MatmulStrategy;
+pub(crate) use kernel::{Epilogue, matmul as product_kernel};
 
 use super::check_output_shape;
 use super::widen::{into_narrowed, widen};

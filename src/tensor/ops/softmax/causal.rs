@@ -43,11 +43,25 @@ fn causal_len(shape: &[usize], op: &'static str) -> Result<usize, Error> {
 }
 
 /// The row kernel: queries along axis `R - 2`, the first key of query `i`
-/// masked is `i + offset + 1`.
-struct Causal {
+/// masked is `i + offset + 1` (none with `offset = usize::MAX`: the plain
+/// softmax, bit-identical to `softmax_axis`'s).
+pub(crate) struct Causal {
     queries: usize,
     offset: usize,
     dispatch: Dispatch,
+}
+
+impl Causal {
+    /// The kernel for rows of `queries` queries each (rows `r` and
+    /// `r + queries` are the same query of two batches), with the exp of
+    /// `dispatch`.
+    pub(crate) fn new(queries: usize, offset: usize, dispatch: Dispatch) -> Self {
+        Causal {
+            queries: queries.max(1),
+            offset,
+            dispatch,
+        }
+    }
 }
 
 impl<F: Float> RowKernel<F> for Causal {
@@ -144,11 +158,7 @@ pub fn causal_softmax<D: Dimension, T: Element>(
 
 /// The kernel for scores of `shape` (rank >= 2).
 fn causal(shape: &[usize], offset: usize) -> Causal {
-    Causal {
-        queries: shape[shape.len() - 2].max(1),
-        offset,
-        dispatch: Dispatch::new(tuning().simd),
-    }
+    Causal::new(shape[shape.len() - 2], offset, Dispatch::new(tuning().simd))
 }
 
 /// [`causal_softmax`] into `out` (the input's shape), reusing its storage;

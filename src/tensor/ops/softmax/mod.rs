@@ -3,6 +3,7 @@
 mod causal;
 mod kernel;
 
+pub(crate) use causal::Causal;
 pub use causal::{causal_softmax, causal_softmax_into};
 
 use super::widen::{into_narrowed, narrow, widen};

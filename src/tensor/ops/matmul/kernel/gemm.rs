@@ -26,10 +26,10 @@ use super::{Matrix, Problem, splits_evenly};
 use crate::tensor::float::Float;
 use crate::tensor::lanes::lanes;
 use crate::tensor::traverse::alloc::{AllocationFailed, try_scratch};
+use crate::tensor::traverse::cached::{Cache, put_cached, take_cached};
 use crate::tensor::traverse::simd::Dispatch;
 use pulp::{Simd, WithSimd};
 use rayon::prelude::*;
-use std::any::Any;
 use std::cell::RefCell;
 use std::thread::LocalKey;
 
@@ -91,23 +91,6 @@ thread_local! {
     /// column split (the caller's own [`CACHED`] buffers are out then),
     /// kept the same way.
     static COLUMN_TASKS: Cache = const { RefCell::new(None) };
-}
-
-/// One thread's cached value of some type.
-type Cache = RefCell<Option<Box<dyn Any>>>;
-
-/// The value cached in `cache` if it is a `T`, else a new default one
-/// (boxed once per thread and type: the same box goes back and forth).
-fn take_cached<T: Default + 'static>(cache: &'static LocalKey<Cache>) -> Box<T> {
-    cache
-        .with(|c| c.borrow_mut().take())
-        .and_then(|b| b.downcast::<T>().ok())
-        .unwrap_or_default()
-}
-
-/// Keeps `value` in `cache` for this thread's next use.
-fn put_cached<T: 'static>(cache: &'static LocalKey<Cache>, value: Box<T>) {
-    cache.with(|c| *c.borrow_mut() = Some(value));
 }
 
 /// All matrices of `problem` into `out`: whole matrices per thread when the

@@ -1,0 +1,321 @@
+//! The blocked loop of `attention`: the scores of a block of query rows are
+//! computed, turned into probabilities and multiplied by the values while
+//! they sit in a per-thread buffer; the `[.., T_q, T_k]` scores and
+//! probabilities are never written to memory as tensors.
+//!
+//! Per batch matrix and block of [`BLOCK_ROWS`] query rows `i0..i1`, with
+//! `w = min(T_k, i1 + offset)` the keys its last query sees (`T_k` without
+//! a mask):
+//! 1. `S = (Q[i0..i1] · K[..w]ᵀ) · scale` by the product kernel (each score
+//!    one fused multiply-add chain over ascending `d`, then the scale), as
+//!    `matmul_affine` computes them;
+//! 2. each row of `S` by the causal softmax's row kernel, as
+//!    `causal_softmax` finishes it: the masked keys of the block's earlier
+//!    rows are never read and become exact zeros;
+//! 3. `O[i0..i1] = P · V[..w]` by the product kernel, written straight into
+//!    the output's rows.
+//!
+//! Why these are the composition's bits: a score and a probability do not
+//! depend on which other rows or columns are computed with them (each
+//! product element is its own chain, each softmax row its own), the keys
+//! past `w` are masked for every row of the block, a row's fixed-tree sum
+//! over its first `w` values equals the one over all `T_k` when the others
+//! are exact zeros (appended zero leaves add `+0.0` to partial sums of
+//! non-negative exponentials, which changes nothing), and each term
+//! `fma(0, v, c)` of the composition's `P · V` chain for a masked key
+//! returns `c` unchanged for a finite `v` (the chain starts at `+0.0` and
+//! so never holds `-0.0`). For a `v` row holding NaN or an infinity, `0 ·
+//! v` is NaN: one scan per matrix finds the last such row, and the blocks
+//! extend `w` past it (those masked scores are computed then, and masked
+//! by the softmax as usual). Threads take whole blocks; inside a block
+//! everything runs on one thread, at the caller's SIMD level.
+
+use crate::error::Error;
+use crate::tensor::float::Float;
+use crate::tensor::ops::matmul::{Epilogue, product_kernel};
+use crate::tensor::ops::reduce::Counter;
+use crate::tensor::ops::softmax::Causal;
+use crate::tensor::shape::broadcast::broadcast_strides;
+use crate::tensor::shape::dims::{Dims, DynDims};
+use crate::tensor::traverse::Strided;
+use crate::tensor::traverse::alloc::try_scratch;
+use crate::tensor::traverse::cached::{Cache, put_cached, take_cached};
+use crate::tensor::traverse::last_axis::RowKernel;
+use crate::tensor::traverse::simd::{
+    self, Compiled, Dispatch, KernelTuning, threads_for, with_kernel_tuning,
+};
+use rayon::prelude::*;
+use std::cell::RefCell;
+
+/// Query rows per block: 64 rows of scores at `T_k = 1024` are 256 KiB of
+/// `f32`, in a core's L2 while the softmax and `P · V` read them again.
+pub(crate) const BLOCK_ROWS: usize = 64;
+
+thread_local! {
+    /// This thread's score buffer, kept between blocks and calls (see
+    /// [`crate::tensor::traverse::cached`]); every value a block reads is
+    /// written by its own product first.
+    static SCORES: Cache = const { RefCell::new(None) };
+}
+
+/// One operand's matrix axes and its strides over the output's batch axes.
+struct Operand<'a, F> {
+    data: &'a [F],
+    base: usize,
+    /// Strides of the output's batch axes (0 where broadcast).
+    batch: DynDims,
+    /// Strides of the two matrix axes.
+    row: usize,
+    col: usize,
+}
+
+impl<'a, F> Operand<'a, F> {
+    fn of(x: &Strided<'a, '_, F>, batch_shape: &[usize]) -> Self {
+        let rank = x.shape.len();
+        let mut batch = DynDims::zeros(batch_shape.len());
+        broadcast_strides(
+            &x.shape[..rank - 2],
+            &x.strides[..rank - 2],
+            batch_shape,
+            batch.as_mut_slice(),
+        );
+        Operand {
+            data: x.data,
+            base: x.base,
+            batch,
+            row: x.strides[rank - 2],
+            col: x.strides[rank - 1],
+        }
+    }
+
+    /// The offset of batch matrix `index` (row-major over `batch_shape`).
+    fn matrix(&self, batch_shape: &[usize], mut index: usize) -> usize {
+        let mut base = self.base;
+        for (axis, &extent) in batch_shape.iter().enumerate().rev() {
+            base += index % extent * self.batch.as_slice()[axis];
+            index /= extent;
+        }
+        base
+    }
+}
+
+/// `softmax(mask(Q · Kᵀ · scale)) · V` of checked operands into `out`, the
+/// row-major output of `out_shape = [batch.., T_q, d_v]`; query `i` sees
+/// keys `j <= i + offset` (`usize::MAX`: every key).
+///
+/// Preconditions (checked by the op layer): every rank at least 2, the
+/// batch axes broadcast to `out_shape`'s, the query and key widths agree,
+/// the key and value counts agree, `out.len()` is `out_shape`'s count.
+///
+/// # Errors
+/// [`Error::AllocationFailed`] (of `op`) if a score buffer or a product's
+/// scratch cannot be reserved.
+pub(crate) fn attention<F: Float>(
+    [query, key, value]: [Strided<'_, '_, F>; 3],
+    out_shape: &[usize],
+    out: &mut [F],
+    scale: F,
+    offset: usize,
+    op: &'static str,
+) -> Result<(), Error> {
+    if out.is_empty() {
+        return Ok(());
+    }
+    let rank = out_shape.len();
+    let batch_shape = &out_shape[..rank - 2];
+    let (queries, width) = (out_shape[rank - 2], out_shape[rank - 1]);
+    let keys = key.shape[key.shape.len() - 2];
+    let depth = query.shape[query.shape.len() - 1];
+    let operands = [
+        Operand::of(&query, batch_shape),
+        Operand::of(&key, batch_shape),
+        Operand::of(&value, batch_shape),
+    ];
+    let tuning = simd::tuning();
+    let matrix = queries * width;
+    let work = [out.len() / matrix, queries, keys, depth + width, 2]
+        .iter()
+        .fold(1u64, |product, &x| product.saturating_mul(x as u64));
+    let block = Block {
+        operands: &operands,
+        batch_shape,
+        keys,
+        depth,
+        width,
+        scale,
+        offset,
+        causal: Causal::new(queries, offset, Dispatch::new(tuning.simd)),
+        dispatch: Dispatch::new(tuning.simd),
+        // Inside a block: the caller's SIMD level, one thread.
+        inner: KernelTuning {
+            simd: tuning.simd,
+            parallel_min_flops: u64::MAX,
+        },
+        op,
+    };
+    let rows = BLOCK_ROWS * width;
+    if threads_for(work, tuning) > 1 {
+        out.par_chunks_mut(matrix)
+            .enumerate()
+            .try_for_each(|(index, out)| {
+                let reach = block.reach(index);
+                out.par_chunks_mut(rows)
+                    .enumerate()
+                    .try_for_each(|(b, out)| block.run(index, reach, b * BLOCK_ROWS, out))
+            })
+    } else {
+        for (index, out) in out.chunks_mut(matrix).enumerate() {
+            let reach = block.reach(index);
+            for (b, out) in out.chunks_mut(rows).enumerate() {
+                block.run(index, reach, b * BLOCK_ROWS, out)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What every block of one call shares.
+struct Block<'a, 's, F> {
+    operands: &'s [Operand<'a, F>; 3],
+    batch_shape: &'s [usize],
+    keys: usize,
+    depth: usize,
+    width: usize,
+    scale: F,
+    offset: usize,
+    causal: Causal,
+    dispatch: Dispatch,
+    inner: KernelTuning,
+    op: &'static str,
+}
+
+impl<F: Float> Block<'_, '_, F> {
+    /// The keys of batch matrix `index` that every block must include in
+    /// `P · V`: up to the last value row holding a NaN or an infinity (0
+    /// if none, and without a mask, where every key is seen anyway). The
+    /// composition multiplies a masked key's zero probability by its value,
+    /// and `0 · inf` is NaN: a block that skipped such a row would differ.
+    fn reach(&self, index: usize) -> usize {
+        if self.offset == usize::MAX {
+            return 0;
+        }
+        let v = &self.operands[2];
+        let base = v.matrix(self.batch_shape, index);
+        let finite =
+            |j: usize| (0..self.width).all(|e| v.data[base + j * v.row + e * v.col].is_finite());
+        (0..self.keys)
+            .rev()
+            .find(|&j| !finite(j))
+            .map_or(0, |j| j + 1)
+    }
+
+    /// Query rows `first..` of batch matrix `index` into `out` (those rows
+    /// of the output), with this thread's score buffer; `reach` is the
+    /// matrix's [`Block::reach`].
+    fn run(&self, index: usize, reach: usize, first: usize, out: &mut [F]) -> Result<(), Error> {
+        let mut scores = take_cached::<Vec<F>>(&SCORES);
+        let result = self.rows(index, reach, first, out, &mut scores);
+        put_cached(&SCORES, scores);
+        result
+    }
+
+    fn rows(
+        &self,
+        index: usize,
+        reach: usize,
+        first: usize,
+        out: &mut [F],
+        scores: &mut Vec<F>,
+    ) -> Result<(), Error> {
+        let [q, k, v] = self.operands;
+        let (rows, depth, width) = (out.len() / self.width, self.depth, self.width);
+        // The keys the block's last query (first + rows - 1) sees, and any
+        // non-finite value row behind them.
+        let seen = self
+            .keys
+            .min((first + rows).saturating_add(self.offset))
+            .max(reach);
+        let s = try_scratch(scores, rows * seen, F::ZERO).map_err(|failed| {
+            Error::AllocationFailed {
+                op: self.op,
+                elements: failed.elements,
+            }
+        })?;
+        let (qb, kb, vb) = (
+            q.matrix(self.batch_shape, index) + first * q.row,
+            k.matrix(self.batch_shape, index),
+            v.matrix(self.batch_shape, index),
+        );
+        with_kernel_tuning(self.inner, || {
+            product_kernel(
+                Strided {
+                    data: q.data,
+                    shape: &[rows, depth],
+                    strides: &[q.row, q.col],
+                    base: qb,
+                },
+                // Kᵀ: the key matrix read with its strides swapped.
+                Strided {
+                    data: k.data,
+                    shape: &[depth, seen],
+                    strides: &[k.col, k.row],
+                    base: kb,
+                },
+                &[rows, seen],
+                s,
+                Some(Epilogue {
+                    alpha: self.scale,
+                    bias: None,
+                }),
+                self.op,
+            )?;
+            if seen > 0 {
+                self.dispatch.compile(SoftmaxRows {
+                    kernel: &self.causal,
+                    first,
+                    scores: &mut *s,
+                    seen,
+                });
+            }
+            product_kernel(
+                Strided {
+                    data: s,
+                    shape: &[rows, seen],
+                    strides: &[seen, 1],
+                    base: 0,
+                },
+                Strided {
+                    data: v.data,
+                    shape: &[seen, width],
+                    strides: &[v.row, v.col],
+                    base: vb,
+                },
+                &[rows, width],
+                out,
+                None,
+                self.op,
+            )
+        })
+    }
+}
+
+/// The softmax of each score row of a block (query `first + r` for row
+/// `r`), compiled for the dispatched instruction set.
+struct SoftmaxRows<'k, 's, F> {
+    kernel: &'k Causal,
+    first: usize,
+    scores: &'s mut [F],
+    /// Values per row (at least 1).
+    seen: usize,
+}
+
+impl<F: Float> Compiled for SoftmaxRows<'_, '_, F> {
+    type Output = ();
+    #[inline(always)]
+    fn run(self) {
+        let mut counter: Counter<F> = RowKernel::<F>::scratch(self.kernel);
+        for (r, row) in self.scores.chunks_exact_mut(self.seen).enumerate() {
+            self.kernel.row(&mut counter, self.first + r, row);
+        }
+    }
+}

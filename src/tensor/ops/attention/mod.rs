@@ -1,0 +1,224 @@
+//! `attention`: scaled dot-product attention in one call, the scores never
+//! stored as a tensor, bit-identical to its three-call composition.
+
+mod kernel;
+
+use super::widen::{narrow, widen};
+use super::{output_zeroed, owner};
+use crate::error::Error;
+use crate::tensor::array::base::ArrayBase;
+use crate::tensor::array::borrow::AsArray;
+use crate::tensor::array::storage::Readable;
+use crate::tensor::element::Element;
+use crate::tensor::shape::broadcast::broadcast_into;
+use crate::tensor::shape::dimension::Dimension;
+use crate::tensor::shape::dims::{Dims, DynDims};
+use crate::tensor::shape::layout::checked_len;
+use crate::tensor::traverse::simd::{threads_for_bytes, tuning};
+
+/// Which keys each query of [`attention`] sees.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AttentionMask {
+    /// Every query sees every key (an encoder: BERT, MiniLM).
+    Full,
+    /// Query `i` sees the keys `j <= i + offset` (a decoder's causal mask,
+    /// as [`causal_softmax`](super::causal_softmax)): `offset = T_k - T_q`
+    /// when the queries are the last `T_q` positions of a KV cache of
+    /// `T_k`, 0 for a whole prompt (PyTorch's `is_causal=True`).
+    Causal {
+        /// Keys before the first query's own position.
+        offset: usize,
+    },
+}
+
+/// Scaled dot-product attention, `softmax(mask(Q · Kᵀ · scale)) · V`
+/// (Vaswani et al., "Attention is all you need", 2017, eq. 1), in one call
+/// that never stores the `[.., T_q, T_k]` scores or probabilities:
+/// [`matmul_affine`](super::matmul_affine)`(query, keyᵀ, scale)`, then
+/// [`causal_softmax`](super::causal_softmax) (or
+/// [`softmax_axis`](super::softmax_axis) over the keys for
+/// [`AttentionMask::Full`]), then [`matmul`](super::matmul) with `value`,
+/// fused. ≈ PyTorch `torch.nn.functional.scaled_dot_product_attention(q,
+/// k, v, is_causal=..., scale=...)` (which takes `k` untransposed too).
+///
+/// Shapes: `query [.., T_q, d]`, `key [.., T_k, d]`, `value [.., T_k, d_v]`
+/// -> `[batch.., T_q, d_v]`, every operand of the same rank `R >= 2` (a
+/// dynamic operand gives a dynamic result); the batch axes broadcast by
+/// NumPy's rule, so grouped-query attention's shared key / value heads are
+/// a stride-0 axis (`[G, 1, T, d]` keys against `[G, H/G, T, d]` queries).
+/// Any strided view is read as it is: split heads of a packed projection,
+/// a KV cache's first `T_k` positions, a transposed key cache read back
+/// with `transpose` (no copy).
+///
+/// Numerics: bit-identical to the composition above (NaN payloads aside),
+/// for every layout, SIMD level and thread count: each score is the
+/// product's fused multiply-add chain over ascending `d`, then `· scale`;
+/// each row the causal softmax's (max, the crate's `exp`, the fixed-tree
+/// sum, divide); each output the chain over ascending keys. Where the
+/// composition multiplies a masked key's exact zero probability by its
+/// value, which leaves the chain unchanged, those keys are skipped (not
+/// scored, not read); a value row holding NaN or an infinity, which turns
+/// `0 · v` into NaN there, is found by one scan of `value` and included,
+/// so even then the bits agree. A query row whose visible scores are all
+/// `-inf` or hold NaN is NaN, as in the composition and PyTorch. `f16` /
+/// `bf16` operands are widened to `f32`, computed exactly as `f32`, and
+/// rounded once. `T_k = 0` gives zeros (an empty softmax times an empty
+/// `value`), as the composition does.
+///
+/// Speed and memory: blocks of 64 query rows per task, their scores in a
+/// per-thread buffer of `64 · T_k` values kept between calls (256 KiB at
+/// GPT-2's `T_k = 1024` in `f32`), computed, normalized and multiplied by
+/// `value` while in cache; a causal block computes only the keys its last
+/// query sees (about half of all scores). Nothing is allocated but the
+/// output and, once per thread, that buffer.
+///
+/// # Errors
+/// In this order:
+/// 1. [`Error::RankTooSmall`] for a dynamic operand of rank below 2;
+/// 2. [`Error::MatmulInnerMismatch`] if the query width `d` (`left_k`)
+///    differs from the key width (`right_k`), then if the key count
+///    (`left_k`) differs from the value count (`right_k`), as the
+///    composition's two products report them;
+/// 3. [`Error::IncompatibleBroadcast`] at the leftmost failing batch axis
+///    (query against key, then their broadcast against value);
+/// 4. [`Error::ShapeOverflow`] if the output's element count overflows;
+/// 5. [`Error::AllocationFailed`] for the output, a widened operand, a
+///    score buffer or a product's scratch.
+///
+/// ```
+/// use llm_from_scratch::prelude::*;
+/// // One head, three positions, d = 2: [T, d] each.
+/// let q = Tensor::from_vec([3, 2], vec![1.0, 0.0, 0.0, 1.0, 1.0, 1.0])?;
+/// let k = Tensor::from_vec([3, 2], vec![1.0, 0.0, 0.0, 1.0, 0.0, 0.0])?;
+/// let v = Tensor::from_vec([3, 1], vec![10.0, 20.0, 30.0])?;
+/// let scale = 1.0 / 2.0_f64.sqrt();
+/// let out = attention(&q, &k, &v, scale, AttentionMask::Causal { offset: 0 })?; // [3, 1]
+/// // The first query sees only the first key.
+/// assert_eq!(out.as_slice()[0], 10.0);
+/// // The same bits as the three calls it fuses.
+/// let scores = matmul_affine(&q, &k.view().transpose(0, 1)?, scale, None)?;
+/// let composed = matmul(&causal_softmax(&scores, 0)?, &v)?;
+/// assert_eq!(out, composed);
+/// // Keys are rows, like the queries: a width mismatch is the product's error.
+/// let wide = Tensor::<2>::zeros([3, 4])?;
+/// assert_eq!(
+///     attention(&q, &wide, &v, scale, AttentionMask::Full),
+///     Err(Error::MatmulInnerMismatch { op: "attention", left_k: 2, right_k: 4 })
+/// );
+/// # Ok::<(), llm_from_scratch::Error>(())
+/// ```
+#[doc(alias = "scaled_dot_product_attention")]
+#[doc(alias = "sdpa")]
+pub fn attention<D: Dimension, T: Element>(
+    query: &(impl AsArray<D, T> + ?Sized),
+    key: &(impl AsArray<D, T> + ?Sized),
+    value: &(impl AsArray<D, T> + ?Sized),
+    scale: T,
+    mask: AttentionMask,
+) -> Result<ArrayBase<Vec<T>, D>, Error> {
+    let op = "attention";
+    let (query, key, value) = (query.as_array(), key.as_array(), value.as_array());
+    let shapes = [
+        query.layout.shape(),
+        key.layout.shape(),
+        value.layout.shape(),
+    ];
+    let (shape, len) = attention_shape::<D::Axes>(shapes, op)?;
+    let (query, key, value) = (widen(query, op)?, widen(key, op)?, widen(value, op)?);
+    let (query, key, value) = (query.view(), key.view(), value.view());
+    let threads = threads_for_bytes(len.saturating_mul(size_of::<T::Acc>()), tuning());
+    let mut values = output_zeroed(len, threads, op)?;
+    let offset = match mask {
+        AttentionMask::Full => usize::MAX,
+        AttentionMask::Causal { offset } => offset,
+    };
+    kernel::attention(
+        [query.strided(), key.strided(), value.strided()],
+        shape.as_slice(),
+        &mut values,
+        scale.to_acc(),
+        offset,
+        op,
+    )?;
+    narrow(owner(shape, values, op)?, op)
+}
+
+/// The output shape `[batch.., T_q, d_v]` of `query`, `key`, `value` and its
+/// element count, checked in [`attention`]'s error order.
+fn attention_shape<A: Dims>(
+    [query, key, value]: [&[usize]; 3],
+    op: &'static str,
+) -> Result<(A, usize), Error> {
+    if let Some(rank) = [query, key, value]
+        .iter()
+        .map(|shape| shape.len())
+        .find(|&rank| rank < 2)
+    {
+        return Err(Error::RankTooSmall {
+            op,
+            rank,
+            minimum: 2,
+        });
+    }
+    fn last(shape: &[usize], from_end: usize) -> usize {
+        shape[shape.len() - from_end]
+    }
+    fn batch(shape: &[usize]) -> &[usize] {
+        &shape[..shape.len() - 2]
+    }
+    for (left_k, right_k) in [
+        (last(query, 1), last(key, 1)),
+        (last(key, 2), last(value, 2)),
+    ] {
+        if left_k != right_k {
+            return Err(Error::MatmulInnerMismatch {
+                op,
+                left_k,
+                right_k,
+            });
+        }
+    }
+    let rank = query.len().max(key.len()).max(value.len());
+    let mut pair = DynDims::zeros(query.len().max(key.len()) - 2);
+    broadcast_into(batch(query), batch(key), pair.as_mut_slice(), op)?;
+    let mut shape = A::zeros(rank);
+    let out = shape.as_mut_slice();
+    broadcast_into(pair.as_slice(), batch(value), &mut out[..rank - 2], op)?;
+    out[rank - 2] = last(query, 2);
+    out[rank - 1] = last(value, 1);
+    let len = checked_len(out, op)?;
+    Ok((shape, len))
+}
+
+impl<S: Readable, D: Dimension> ArrayBase<S, D>
+where
+    S::Elem: Element,
+{
+    /// [`attention`] with `self` as the query: `[.., T_q, d]` attending to
+    /// `key [.., T_k, d]` and `value [.., T_k, d_v]` -> `[batch.., T_q,
+    /// d_v]`, bit-identical to `matmul_affine` + `causal_softmax` +
+    /// `matmul`.
+    ///
+    /// # Errors
+    /// As for [`attention`].
+    ///
+    /// ```
+    /// use llm_from_scratch::prelude::*;
+    /// let q = Tensor::from_vec([1, 2], vec![0.0_f32, 0.0])?;
+    /// let k = Tensor::from_vec([2, 2], vec![1.0, 0.0, 0.0, 1.0])?;
+    /// let v = Tensor::from_vec([2, 2], vec![1.0, 3.0, 5.0, 7.0])?;
+    /// // Equal scores: the mean of the values.
+    /// let out = q.attention(&k, &v, 1.0, AttentionMask::Full)?;
+    /// assert_eq!(out.as_slice(), &[3.0, 5.0]);
+    /// # Ok::<(), llm_from_scratch::Error>(())
+    /// ```
+    pub fn attention(
+        &self,
+        key: &(impl AsArray<D, S::Elem> + ?Sized),
+        value: &(impl AsArray<D, S::Elem> + ?Sized),
+        scale: S::Elem,
+        mask: AttentionMask,
+    ) -> Result<ArrayBase<Vec<S::Elem>, D>, Error> {
+        attention(self, key, value, scale, mask)
+    }
+}
