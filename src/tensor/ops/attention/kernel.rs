@@ -52,10 +52,27 @@ use std::cell::RefCell;
 pub(crate) const BLOCK_ROWS: usize = 64;
 
 thread_local! {
-    /// This thread's score buffer, kept between blocks and calls (see
-    /// [`crate::tensor::traverse::cached`]); every value a block reads is
-    /// written by its own product first.
-    static SCORES: Cache = const { RefCell::new(None) };
+    /// This thread's [`Scratch`], kept between blocks and calls (see
+    /// [`crate::tensor::traverse::cached`]).
+    static SCRATCH: Cache = const { RefCell::new(None) };
+}
+
+/// A thread's working memory for its blocks: every score a block reads is
+/// written by its own product first, and the counter is reset per row.
+struct Scratch<F> {
+    scores: Vec<F>,
+    /// The softmax's summation counter (8 KiB in `f64`: made once per
+    /// thread, not once per block of a decoding step's every head).
+    counter: Counter<F>,
+}
+
+impl<F: Float> Default for Scratch<F> {
+    fn default() -> Self {
+        Scratch {
+            scores: Vec::new(),
+            counter: Counter::new(),
+        }
+    }
 }
 
 /// One operand's matrix axes and its strides over the output's batch axes.
@@ -139,6 +156,7 @@ pub(crate) fn attention<F: Float>(
     let block = Block {
         operands: &operands,
         batch_shape,
+        queries,
         keys,
         depth,
         width,
@@ -178,6 +196,7 @@ pub(crate) fn attention<F: Float>(
 struct Block<'a, 's, F> {
     operands: &'s [Operand<'a, F>; 3],
     batch_shape: &'s [usize],
+    queries: usize,
     keys: usize,
     depth: usize,
     width: usize,
@@ -192,30 +211,42 @@ struct Block<'a, 's, F> {
 impl<F: Float> Block<'_, '_, F> {
     /// The keys of batch matrix `index` that every block must include in
     /// `P · V`: up to the last value row holding a NaN or an infinity (0
-    /// if none, and without a mask, where every key is seen anyway). The
-    /// composition multiplies a masked key's zero probability by its value,
-    /// and `0 · inf` is NaN: a block that skipped such a row would differ.
+    /// if none). The composition multiplies a masked key's zero
+    /// probability by its value, and `0 · inf` is NaN: a block that
+    /// skipped such a row would differ. Only rows past the keys every
+    /// block sees anyway are read (none without a mask or when decoding
+    /// one query against a whole cache); a row is tested without early
+    /// exits, so that its loop vectorizes.
     fn reach(&self, index: usize) -> usize {
-        if self.offset == usize::MAX {
+        let (queries, keys, width) = (self.queries, self.keys, self.width);
+        let everyone = keys.min(queries.min(BLOCK_ROWS).saturating_add(self.offset));
+        if everyone == keys {
             return 0;
         }
         let v = &self.operands[2];
         let base = v.matrix(self.batch_shape, index);
-        let finite =
-            |j: usize| (0..self.width).all(|e| v.data[base + j * v.row + e * v.col].is_finite());
-        (0..self.keys)
+        let finite = |j: usize| {
+            let first = base + j * v.row;
+            if v.col == 1 {
+                let row = &v.data[first..first + width];
+                row.iter().fold(true, |ok, x| ok & x.is_finite())
+            } else {
+                (0..width).fold(true, |ok, e| ok & v.data[first + e * v.col].is_finite())
+            }
+        };
+        (everyone..keys)
             .rev()
             .find(|&j| !finite(j))
             .map_or(0, |j| j + 1)
     }
 
     /// Query rows `first..` of batch matrix `index` into `out` (those rows
-    /// of the output), with this thread's score buffer; `reach` is the
+    /// of the output), with this thread's scratch; `reach` is the
     /// matrix's [`Block::reach`].
     fn run(&self, index: usize, reach: usize, first: usize, out: &mut [F]) -> Result<(), Error> {
-        let mut scores = take_cached::<Vec<F>>(&SCORES);
-        let result = self.rows(index, reach, first, out, &mut scores);
-        put_cached(&SCORES, scores);
+        let mut scratch = take_cached::<Scratch<F>>(&SCRATCH);
+        let result = self.rows(index, reach, first, out, &mut scratch);
+        put_cached(&SCRATCH, scratch);
         result
     }
 
@@ -225,7 +256,7 @@ impl<F: Float> Block<'_, '_, F> {
         reach: usize,
         first: usize,
         out: &mut [F],
-        scores: &mut Vec<F>,
+        scratch: &mut Scratch<F>,
     ) -> Result<(), Error> {
         let [q, k, v] = self.operands;
         let (rows, depth, width) = (out.len() / self.width, self.depth, self.width);
@@ -235,7 +266,7 @@ impl<F: Float> Block<'_, '_, F> {
             .keys
             .min((first + rows).saturating_add(self.offset))
             .max(reach);
-        let s = try_scratch(scores, rows * seen, F::ZERO).map_err(|failed| {
+        let s = try_scratch(&mut scratch.scores, rows * seen, F::ZERO).map_err(|failed| {
             Error::AllocationFailed {
                 op: self.op,
                 elements: failed.elements,
@@ -272,6 +303,7 @@ impl<F: Float> Block<'_, '_, F> {
             if seen > 0 {
                 self.dispatch.compile(SoftmaxRows {
                     kernel: &self.causal,
+                    counter: &mut scratch.counter,
                     first,
                     scores: &mut *s,
                     seen,
@@ -303,6 +335,7 @@ impl<F: Float> Block<'_, '_, F> {
 /// `r`), compiled for the dispatched instruction set.
 struct SoftmaxRows<'k, 's, F> {
     kernel: &'k Causal,
+    counter: &'s mut Counter<F>,
     first: usize,
     scores: &'s mut [F],
     /// Values per row (at least 1).
@@ -313,9 +346,8 @@ impl<F: Float> Compiled for SoftmaxRows<'_, '_, F> {
     type Output = ();
     #[inline(always)]
     fn run(self) {
-        let mut counter: Counter<F> = RowKernel::<F>::scratch(self.kernel);
         for (r, row) in self.scores.chunks_exact_mut(self.seen).enumerate() {
-            self.kernel.row(&mut counter, self.first + r, row);
+            self.kernel.row(self.counter, self.first + r, row);
         }
     }
 }
