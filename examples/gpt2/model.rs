@@ -4,7 +4,8 @@
 //! Per block (OpenAI's `model.py`, Hugging Face's `GPT2Block`):
 //! `x += attn(ln_1(x))`, `x += mlp(ln_2(x))`; `attn` splits the packed
 //! `c_attn` projection into Q, K, V and heads with views, appends K and V
-//! to the cache, and merges the heads back; `mlp` is `c_fc`, GELU (the tanh
+//! to the cache, attends (`attention`: the scores are never stored), and
+//! merges the heads back; `mlp` is `c_fc`, GELU (the tanh
 //! approximation, `gelu_new`) and `c_proj`; with `--weights bf16|f16` the
 //! four matrices and the head are products with half-precision weights
 //! (`half_linear`, f32 activations). Layer norm's epsilon is 1e-5,
@@ -206,15 +207,20 @@ impl<F: Element> Gpt2<'_, F> {
             .view_mut()
             .slice(1, start..total)?
             .assign(&v)?;
-        let keys_t = cache.keys[layer].view().slice(2, 0..total)?; // Kᵀ [H, D, total]
+        // K read back from its transposed cache as a view: [H, total, D].
+        let keys = cache.keys[layer]
+            .view()
+            .slice(2, 0..total)?
+            .transpose(1, 2)?;
         let values = cache.values[layer].view().slice(1, 0..total)?; // [H, total, D]
-        let mut scores = matmul(&q, &keys_t)?; // [H, T, total]
-        let scale = F::from_usize(d).sqrt();
-        scores.view_mut().map_inplace(|s| s / scale);
-        // Causal mask and softmax fused: new row i (position start + i)
-        // sees positions 0..=start + i, so the offset is `start`.
-        let probabilities = scores.causal_softmax(start)?;
-        let heads_out = matmul(&probabilities, &values)?; // [H, T, D]
+        // softmax(mask(q · Kᵀ / √D)) · V in one call, the [H, T, total]
+        // scores never stored: new row i (position start + i) sees
+        // positions 0..=start + i, so the causal offset is `start`. The
+        // scale is the reciprocal 1/√D (exact for GPT-2's D = 64, where
+        // `/ √D` and `· 1/√D` round alike).
+        let scale = F::one() / F::from_usize(d).sqrt();
+        let causal = AttentionMask::Causal { offset: start };
+        let heads_out = attention(&q, &keys, &values, scale, causal)?; // [H, T, D]
         // Merge heads: [H, T, D] -> [T, H, D] -> [T, C]; a view when T = 1,
         // one copy otherwise (the strides of the permuted heads do not chain).
         let merged = heads_out.view().permute([1, 0, 2])?;

@@ -185,7 +185,12 @@ impl Llama<'_> {
             .view_mut()
             .slice(1, start..total)?
             .assign(&v)?;
-        let keys_t: View<'_, 4, f32> = cache.keys[layer].view().slice(2, 0..total)?.unsqueeze(1)?; // [H_kv, 1, D, total]
+        // K read back from its transposed cache as a view, one axis for the group.
+        let keys: View<'_, 4, f32> = cache.keys[layer]
+            .view()
+            .slice(2, 0..total)?
+            .transpose(1, 2)?
+            .unsqueeze(1)?; // [H_kv, 1, total, D]
         let values: View<'_, 4, f32> = cache.values[layer]
             .view()
             .slice(1, 0..total)?
@@ -196,13 +201,14 @@ impl Llama<'_> {
             .split_axis(1, [kv_heads, group * d])?
             .split_axis(2, [group, d])?
             .permute([1, 2, 0, 3])?;
-        let mut scores = matmul(&q, &keys_t)?; // [H_kv, G, T, total]
-        let scale = (d as f32).sqrt();
-        scores.view_mut().map_inplace(|s| s / scale);
-        // Causal mask and softmax fused: new row i (position start + i)
-        // sees positions 0..=start + i, so the offset is `start`.
-        let probabilities = scores.causal_softmax(start)?;
-        let heads_out = matmul(&probabilities, &values)?; // [H_kv, G, T, D]
+        // softmax(mask(q · Kᵀ / √D)) · V in one call: the G query heads of
+        // a group meet their shared K and V through the stride-0 axis, the
+        // [H_kv, G, T, total] scores are never stored, and new row i
+        // (position start + i) sees positions 0..=start + i (offset `start`).
+        // Scaled by 1/√D, as transformers' `scaling` (exact for D = 64).
+        let scale = 1.0 / (d as f32).sqrt();
+        let causal = AttentionMask::Causal { offset: start };
+        let heads_out = attention(&q, &keys, &values, scale, causal)?; // [H_kv, G, T, D]
         // Merge heads: [H_kv, G, T, D] -> [T, H_kv, G, D] -> [T, H·D].
         let merged = heads_out.view().permute([2, 0, 1, 3])?;
         let rows = match merged.reshape_strided([t, heads * d]) {

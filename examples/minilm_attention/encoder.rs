@@ -25,6 +25,12 @@ fn dense(weights: &Weights<'_>, x: &View<'_, 2, f32>, name: &str) -> Fallible<Te
     linear(x, &w, &b)
 }
 
+/// `[T, H·D]` -> `[H, T, D]`: the heads of a projection as a view.
+fn heads_of(m: &Tensor<2, f32>, heads: usize) -> Fallible<View<'_, 3, f32>> {
+    let d = m.shape()[1] / heads;
+    Ok(m.view().split_axis(1, [heads, d])?.permute([1, 0, 2])?)
+}
+
 /// `LN(x)` with the checkpoint's LayerNorm `name`.
 fn norm(weights: &Weights<'_>, x: &Tensor<2, f32>, name: &str) -> Fallible<Tensor<2, f32>> {
     let gain = view::<1>(weights, &format!("{name}.weight"))?;
@@ -55,16 +61,15 @@ pub fn embed(
         let project =
             |part: &str| dense(weights, &x.view(), &name(&format!("attention.self.{part}")));
         let (q, k, v) = (project("query")?, project("key")?, project("value")?);
-        let heads_of = |m: &Tensor<2, f32>| -> Fallible<Tensor<3, f32>> {
-            Ok(m.view()
-                .split_axis(1, [heads, d])?
-                .permute([1, 0, 2])?
-                .materialize()?)
-        };
-        let (q, k, v) = (heads_of(&q)?, heads_of(&k)?, heads_of(&v)?); // [H, T, D]
+        // Split heads as views, [T, C] -> [H, T, D] (no copy); every query
+        // sees every token: softmax(Q · Kᵀ / √D) · V in one call.
+        let (q, k, v) = (
+            heads_of(&q, heads)?,
+            heads_of(&k, heads)?,
+            heads_of(&v, heads)?,
+        );
         let scale = (d as f32).powf(-0.5);
-        let scores = matmul_affine(&q, &k.view().transpose(1, 2)?, scale, None)?;
-        let context = matmul(&scores.softmax_axis(2)?, &v)?; // [H, T, D]
+        let context = attention(&q, &k, &v, scale, AttentionMask::Full)?; // [H, T, D]
         let merged = context
             .view()
             .permute([1, 0, 2])?
