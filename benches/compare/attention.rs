@@ -17,7 +17,9 @@
 //! the same bits as `ours` (asserted) with two of its four `[1, H, T, T]`
 //! tensors and the mask never built: the peer of PyTorch's fused
 //! `scaled_dot_product_attention(..., is_causal=True)` in
-//! `scripts/bench_torch.py` (`attention_sdpa`).
+//! `scripts/bench_torch.py` (`attention_sdpa`). `ours_sdpa` is ours with
+//! the one-call `attention` (from 2026-12-06): no `[1, H, T, T]` tensor at
+//! all, the same bits again (asserted).
 
 use super::harness::*;
 use criterion::Criterion;
@@ -73,6 +75,15 @@ fn ours_fused<T: Elem>(qkv: &Tensor<3, T>) -> Tensor<3, T> {
     let scores = matmul_affine(&q, &k.transpose(2, 3).unwrap(), scale, None).unwrap();
     let probs = scores.causal_softmax(0).unwrap();
     merge_heads(&matmul(&probs, &v).unwrap())
+}
+
+/// Ours in one call: `attention(Q, K, V, D^-0.5, causal)` on the split-head
+/// views (the scores never stored), then the merge.
+fn ours_sdpa<T: Elem>(qkv: &Tensor<3, T>) -> Tensor<3, T> {
+    let scale = T::one() / T::from(D).unwrap().sqrt();
+    let [q, k, v] = split_heads(qkv);
+    let causal = AttentionMask::Causal { offset: 0 };
+    merge_heads(&attention(&q, &k, &v, scale, causal).unwrap())
 }
 
 /// The outputs [`ours_into`] reuses from call to call, as a model loop
@@ -168,6 +179,7 @@ pub(crate) fn attention_e2e<T: Elem>(c: &mut Criterion) {
     ours_into(&qkv, &mask, &mut buffers);
     assert_eq!(buffers.merged.as_slice(), a.as_slice(), "ours_into differs");
     assert_eq!(ours_fused(&qkv), a, "ours_fused differs");
+    assert_eq!(ours_sdpa(&qkv), a, "ours_sdpa differs");
     let name = format!("attention_e2e/{}", T::NAME);
     let mut g = group(c, &name, 2000);
     timed(&mut g, &name, "ours", || ours(&qkv, &mask));
@@ -184,6 +196,10 @@ pub(crate) fn attention_e2e<T: Elem>(c: &mut Criterion) {
     timed(&mut g, &name, "ours_fused", || ours_fused(&qkv));
     timed(&mut g, &name, "ours_fused_2t", || {
         TWO.install(|| ours_fused(&qkv))
+    });
+    timed(&mut g, &name, "ours_sdpa", || ours_sdpa(&qkv));
+    timed(&mut g, &name, "ours_sdpa_2t", || {
+        TWO.install(|| ours_sdpa(&qkv))
     });
     timed(&mut g, &name, "ndarray", || nd(&qkv_nd));
     g.finish();

@@ -200,6 +200,14 @@ pub(crate) fn rows() -> Vec<Row> {
             None,
             &format!("attention_e2e_fused_{t}_vs_composition"),
         ));
+        rows.push(row(
+            &format!("12 attention e2e, one call {t}"),
+            &format!("attention_e2e/{t}"),
+            "ours_sdpa",
+            "ours",
+            None,
+            &format!("attention_e2e_sdpa_{t}_vs_composition"),
+        ));
     }
     rows
 }
@@ -316,6 +324,8 @@ pub(crate) fn report() {
             ("ours_into_2t", "_into_2t"),
             ("ours_fused", "_fused"),
             ("ours_fused_2t", "_fused_2t"),
+            ("ours_sdpa", "_sdpa"),
+            ("ours_sdpa_2t", "_sdpa_2t"),
         ] {
             if let Some(ns) = median_wall(&format!("attention_e2e/{t}/{id}")) {
                 json.push(json_entry(

@@ -18,7 +18,7 @@ type TwoThreadRow = (
     Option<f64>,
 );
 
-const TWO_THREAD_ROWS: [TwoThreadRow; 16] = [
+const TWO_THREAD_ROWS: [TwoThreadRow; 17] = [
     (
         "9 matmul 512 f32",
         "matmul512/f32",
@@ -145,6 +145,14 @@ const TWO_THREAD_ROWS: [TwoThreadRow; 16] = [
         "ours_fused_2t",
         "ours_fused",
         "attention_e2e_fused_f32_2t_vs_1t",
+        None,
+    ),
+    (
+        "12 attention e2e, one call f32",
+        "attention_e2e/f32",
+        "ours_sdpa_2t",
+        "ours_sdpa",
+        "attention_e2e_sdpa_f32_2t_vs_1t",
         None,
     ),
 ];
