@@ -98,7 +98,7 @@ fn attend(q: &View<'_, 4>, k: &View<'_, 4>, v: &View<'_, 4>) -> Outcome<Tensor<4
     // Stable softmax over the last axis; KeepDim lets max and sum broadcast back.
     let max = masked.max_axis(3, KeepDim)?; // [B, H, T, 1]
     print("row max  [B, H, T, 1]", &max)?;
-    let exp = masked.map_binary(&max, |s, m| (s - m).exp())?;
+    let exp = masked.sub(&max)?.exp()?; // the crate's exp, as softmax_axis uses
     print("exp(masked - max): exp(-inf) = 0 hides the future", &exp)?;
     let sum = exp.sum_axis(3, KeepDim)?; // [B, H, T, 1]
     let p = exp.map_binary(&sum, |e, z| e / z)?;

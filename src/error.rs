@@ -395,6 +395,24 @@ pub enum Error {
         /// `k` of the right operand (its second-to-last axis).
         right_k: usize,
     },
+    /// `attention`: two operands disagree on an extent they share, the
+    /// query's and the key's row width `d` (their last axes), or the key's
+    /// and the value's number of rows `T_k` (their second-to-last axes).
+    #[error("{op}: the {left} has {left_extent} {quantity}, the {right} {right_extent}")]
+    AttentionMismatch {
+        /// The operation called.
+        op: &'static str,
+        /// What differs: `"values per row"` or `"rows"`.
+        quantity: &'static str,
+        /// The first operand: `"query"` or `"key"`.
+        left: &'static str,
+        /// Its extent.
+        left_extent: usize,
+        /// The second operand: `"key"` or `"value"`.
+        right: &'static str,
+        /// Its extent.
+        right_extent: usize,
+    },
     /// `linear` (`x · Wᵀ`): `x`'s last extent differs from `W`'s last extent.
     #[error("{op}: x has {x_k} values per row, the weight's rows have {w_k}")]
     LinearInnerMismatch {

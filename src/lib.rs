@@ -19,7 +19,7 @@
 //! // A stable softmax over the last axis: max kept, subtract, exp, sum kept, divide.
 //! let scores: Tensor<2> = Tensor::from_vec([2, 3], vec![1.0, 2.0, 3.0, 1.0, 1.0, 1.0])?;
 //! let max = max_axis(&scores, 1, KeepDim)?;                  // [2, 1]
-//! let e = map_binary(&scores, &max, |s, m| (s - m).exp())?;
+//! let e = sub(&scores, &max)?.exp()?;                        // the crate's exp
 //! let z = sum_axis(&e, 1, KeepDim)?;                         // [2, 1]
 //! let p = map_binary(&e, &z, |e, z| e / z)?;          // [2, 3]
 //! assert!((sum_axis(&p, 1, RemoveDim)?.as_slice()[0] - 1.0).abs() < 1e-15);

@@ -398,6 +398,58 @@ fn half_precision_is_the_f32_result_rounded_once() {
 }
 
 #[test]
+fn a_chain_that_underflows_to_minus_zero_keeps_the_compositions_sign() {
+    // Row 1 sees two keys whose products underflow to -0.0; the
+    // composition then adds the masked third key's 0 · v, which makes the
+    // sum +0.0 when v has a positive sign. attention skips that key and
+    // must agree.
+    let tiny = -f32::from_bits(1);
+    let q = Tensor::from_vec([2, 1], vec![0.0_f32, 0.0]).unwrap();
+    let k = Tensor::from_vec([3, 1], vec![0.0_f32; 3]).unwrap();
+    for (last, want) in [(1.0_f32, 0.0_f32), (-1.0, -0.0), (0.0, 0.0), (-0.0, -0.0)] {
+        let v = Tensor::from_vec([3, 1], vec![tiny, tiny, last]).unwrap();
+        let causal = AttentionMask::Causal { offset: 0 };
+        let fused = attention(&q, &k, &v, 1.0, causal).unwrap();
+        let scores = matmul_affine(&q, &k.view().transpose(0, 1).unwrap(), 1.0, None).unwrap();
+        let composed = matmul(&causal_softmax(&scores, 0).unwrap(), &v).unwrap();
+        assert_eq!(
+            fused.as_slice()[1].to_bits(),
+            want.to_bits(),
+            "masked value {last}"
+        );
+        assert_eq!(canonical(fused.as_slice()), canonical(composed.as_slice()));
+    }
+}
+
+#[test]
+fn keys_no_buffer_can_hold_are_an_error_not_a_panic() {
+    // A stride-0 key / value of 2^59 (or 2^61) rows: the composition's
+    // scores overflow; attention's block of scores cannot be allocated.
+    let zero = [0.0_f32];
+    for (rows, keys) in [(64, 1_usize << 59), (8, 1 << 61), (2, 1 << 61)] {
+        let q = Tensor::<2, f32>::zeros([rows, 1]).unwrap();
+        let kv = View::from_parts(&zero, [keys, 1], [0, 0], 0).unwrap();
+        for mask in [AttentionMask::Full, AttentionMask::Causal { offset: keys }] {
+            assert!(
+                matches!(
+                    attention(&q, &kv, &kv, 1.0, mask),
+                    Err(Error::AllocationFailed {
+                        op: "attention",
+                        ..
+                    })
+                ),
+                "{rows} x {keys}"
+            );
+        }
+    }
+    // Causal with few visible keys reads one row of a stride-0 value.
+    let q = Tensor::<2, f32>::zeros([2, 1]).unwrap();
+    let kv = View::from_parts(&zero, [1 << 40, 1], [0, 0], 0).unwrap();
+    let out = attention(&q, &kv, &kv, 1.0, AttentionMask::Causal { offset: 0 }).unwrap();
+    assert_eq!(out.as_slice(), &[0.0, 0.0]);
+}
+
+#[test]
 fn bad_operands_are_typed_errors_in_order() {
     let full = AttentionMask::Full;
     let q = Tensor::<3>::zeros([2, 3, 4]).unwrap();
@@ -408,21 +460,21 @@ fn bad_operands_are_typed_errors_in_order() {
         &[2, 3, 6]
     );
     let narrow_k = Tensor::<3>::zeros([2, 5, 3]).unwrap();
+    let error = attention(&q, &narrow_k, &v, 1.0, full).unwrap_err();
     assert_eq!(
-        attention(&q, &narrow_k, &v, 1.0, full),
-        Err(Error::MatmulInnerMismatch {
-            op: "attention",
-            left_k: 4,
-            right_k: 3
-        })
+        error.to_string(),
+        "attention: the query has 4 values per row, the key 3"
     );
     let short_v = Tensor::<3>::zeros([2, 4, 6]).unwrap();
     assert_eq!(
         attention(&q, &k, &short_v, 1.0, full),
-        Err(Error::MatmulInnerMismatch {
+        Err(Error::AttentionMismatch {
             op: "attention",
-            left_k: 5,
-            right_k: 4
+            quantity: "rows",
+            left: "key",
+            left_extent: 5,
+            right: "value",
+            right_extent: 4
         })
     );
     let three_heads = Tensor::<3>::zeros([3, 5, 4]).unwrap();
@@ -446,13 +498,33 @@ fn bad_operands_are_typed_errors_in_order() {
         })
     );
     // The width is checked before the batch axes, as matmul does.
-    assert_eq!(
+    assert!(matches!(
         attention(&q, &Tensor::<3>::zeros([3, 5, 1]).unwrap(), &v, 1.0, full),
-        Err(Error::MatmulInnerMismatch {
-            op: "attention",
-            left_k: 4,
-            right_k: 1
+        Err(Error::AttentionMismatch {
+            quantity: "values per row",
+            left_extent: 4,
+            right_extent: 1,
+            ..
         })
+    ));
+    // Dynamic operands of different ranks: the axis is the output's.
+    let (dq, dk, dv) = (
+        DynTensor::<f64>::zeros(&[2, 3, 2]).unwrap(),
+        DynTensor::<f64>::zeros(&[4, 3, 2]).unwrap(),
+        DynTensor::<f64>::zeros(&[5, 1, 3, 4]).unwrap(),
+    );
+    assert_eq!(
+        attention(&dq, &dk, &dv, 1.0, full),
+        Err(Error::IncompatibleBroadcast {
+            op: "attention",
+            axis: 1,
+            left_dimension: 2,
+            right_dimension: 4
+        })
+    );
+    assert_eq!(
+        attention(&dq, &dq, &dv, 1.0, full).unwrap().shape(),
+        &[5, 2, 3, 4]
     );
     // A dynamic operand of rank 1 (a ranked one does not compile).
     let vector = DynTensor::<f64>::zeros(&[4]).unwrap();

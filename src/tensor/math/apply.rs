@@ -24,7 +24,9 @@ use pulp::{Simd, WithSimd};
 /// error column is the largest distance to the correctly rounded result,
 /// measured over every `f32` input and on 2048 sampled `f64` inputs (against
 /// std / libm in `f64` and mpmath); `f16` / `bf16` inputs are computed in
-/// `f32` and rounded once. NaN inputs come back unchanged; at the
+/// `f32` and rounded once. NaN inputs come back NaN with their payload
+/// (`sqrt`, `rsqrt`, `recip` and `square` compute with the NaN, which sets
+/// a signaling NaN's quiet bit, as IEEE 754 arithmetic does); at the
 /// infinities each function takes its limit (`silu(-inf) = -0`,
 /// `tanh(±inf) = ±1`, `exp(-inf) = +0`, `ln(+0) = -inf`); subnormal
 /// results are produced, not flushed. More variants may come, so matches

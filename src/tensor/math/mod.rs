@@ -37,16 +37,19 @@
 //! Polynomial coefficients come from `scripts/math_minimax.py` (a Remez
 //! exchange in mpmath, coefficients rounded greedily).
 //!
-//! NaN inputs come back as they are; results that are NaN for a number
+//! NaN inputs come back NaN with their payload (`sqrt`, `rsqrt`, `recip`
+//! and `square` compute with them, which quiets a signaling NaN, as IEEE
+//! 754 arithmetic does); results that are NaN for a number
 //! (`ln` of a negative) are the canonical quiet NaN. At the infinities the
 //! functions take their limits: `silu(-inf) = gelu_*(-inf) = -0` (where
 //! the textbook formulas give `-inf * 0 = NaN`), `tanh(±inf) = ±1`,
 //! `sigmoid(-inf) = +0`, `exp(-inf) = +0`, `ln(+0) = -inf`. Subnormal
 //! results are produced, not flushed, and rounded once.
 
-// The ops issue wires these into the elementwise kernels; until then only
-// the tests call most of them.
+// The one-value scalar forms (`scalar.rs`), `map_slice` and
+// `Function::ALL` serve the tests and the exhaustive checks only.
 #![allow(dead_code)]
+
 
 pub(crate) mod apply;
 mod erf;

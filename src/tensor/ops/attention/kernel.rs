@@ -22,12 +22,13 @@
 //! over its first `w` values equals the one over all `T_k` when the others
 //! are exact zeros (appended zero leaves add `+0.0` to partial sums of
 //! non-negative exponentials, which changes nothing), and each term
-//! `fma(0, v, c)` of the composition's `P · V` chain for a masked key
-//! returns `c` unchanged for a finite `v` (the chain starts at `+0.0` and
-//! so never holds `-0.0`). For a `v` row holding NaN or an infinity, `0 ·
-//! v` is NaN: one scan per matrix finds the last such row, and the blocks
-//! extend `w` past it (those masked scores are computed then, and masked
-//! by the softmax as usual). Threads take whole blocks; inside a block
+//! `fma(0, v, c)` of the composition's `P · V` chain for a masked key with
+//! a finite `v` returns `c`, or turns a `-0.0` into `+0.0` when `v` has a
+//! positive sign (a chain is `-0.0` only when all its products underflowed
+//! to negative zeros; those few outputs get that correction). For a `v`
+//! row holding NaN or an infinity, `0 · v` is NaN: one scan per matrix
+//! finds the last such row, and the blocks extend `w` past it (those
+//! masked scores are computed then, and masked by the softmax as usual). Threads take whole blocks; inside a block
 //! everything runs on one thread, at the caller's SIMD level.
 
 use crate::error::Error;
@@ -50,6 +51,11 @@ use std::cell::RefCell;
 /// Query rows per block: 64 rows of scores at `T_k = 1024` are 256 KiB of
 /// `f32`, in a core's L2 while the softmax and `P · V` read them again.
 pub(crate) const BLOCK_ROWS: usize = 64;
+
+/// The largest score buffer kept for the next call (64 query rows of
+/// 32768 keys in `f32`): a larger one, made for a long context, is freed
+/// after its block.
+const KEEP_BYTES: usize = 8 << 20;
 
 thread_local! {
     /// This thread's [`Scratch`], kept between blocks and calls (see
@@ -225,6 +231,8 @@ impl<F: Float> Block<'_, '_, F> {
         }
         let v = &self.operands[2];
         let base = v.matrix(self.batch_shape, index);
+        // A value broadcast along the keys (stride 0) has one row to test.
+        let everyone = if v.row == 0 { keys - 1 } else { everyone };
         let finite = |j: usize| {
             let first = base + j * v.row;
             if v.col == 1 {
@@ -241,11 +249,15 @@ impl<F: Float> Block<'_, '_, F> {
     }
 
     /// Query rows `first..` of batch matrix `index` into `out` (those rows
-    /// of the output), with this thread's scratch; `reach` is the
-    /// matrix's [`Block::reach`].
+    /// of the output), with this thread's scratch (its score buffer kept
+    /// for the next block unless it grew past [`KEEP_BYTES`]); `reach` is
+    /// the matrix's [`Block::reach`].
     fn run(&self, index: usize, reach: usize, first: usize, out: &mut [F]) -> Result<(), Error> {
         let mut scratch = take_cached::<Scratch<F>>(&SCRATCH);
         let result = self.rows(index, reach, first, out, &mut scratch);
+        if scratch.scores.capacity() * size_of::<F>() > KEEP_BYTES {
+            scratch.scores = Vec::new();
+        }
         put_cached(&SCRATCH, scratch);
         result
     }
@@ -266,12 +278,12 @@ impl<F: Float> Block<'_, '_, F> {
             .keys
             .min((first + rows).saturating_add(self.offset))
             .max(reach);
-        let s = try_scratch(&mut scratch.scores, rows * seen, F::ZERO).map_err(|failed| {
-            Error::AllocationFailed {
-                op: self.op,
-                elements: failed.elements,
-            }
-        })?;
+        let failed = |elements| Error::AllocationFailed {
+            op: self.op,
+            elements,
+        };
+        let len = rows.checked_mul(seen).ok_or(failed(usize::MAX))?;
+        let s = try_scratch(&mut scratch.scores, len, F::ZERO).map_err(|f| failed(f.elements))?;
         let (qb, kb, vb) = (
             q.matrix(self.batch_shape, index) + first * q.row,
             k.matrix(self.batch_shape, index),
@@ -327,7 +339,34 @@ impl<F: Float> Block<'_, '_, F> {
                 None,
                 self.op,
             )
-        })
+        })?;
+        self.unskip_zeros(out, vb, seen);
+        Ok(())
+    }
+}
+
+impl<F: Float> Block<'_, '_, F> {
+    /// What the composition's `P · V` chains do after key `seen`, where
+    /// this block stopped: `c = fma(0, v, c)` for each further (masked,
+    /// finite) key, which returns `c` except that a `-0.0` (a chain whose
+    /// products all underflowed to negative zeros) becomes `+0.0` at the
+    /// first `v` of positive sign. So a `-0.0` in `out` becomes `+0.0` if a
+    /// skipped value of its column has a positive sign.
+    fn unskip_zeros(&self, out: &mut [F], vb: usize, seen: usize) {
+        let v = &self.operands[2];
+        if seen == self.keys {
+            return;
+        }
+        for row in out.chunks_exact_mut(self.width) {
+            for (e, c) in row.iter_mut().enumerate() {
+                if *c == F::ZERO && c.is_sign_negative() {
+                    let positive = |j: usize| v.data[vb + j * v.row + e * v.col].is_sign_positive();
+                    if (seen..self.keys).any(positive) {
+                        *c = F::ZERO;
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -10,9 +10,8 @@ use crate::tensor::array::base::ArrayBase;
 use crate::tensor::array::borrow::AsArray;
 use crate::tensor::array::storage::Readable;
 use crate::tensor::element::Element;
-use crate::tensor::shape::broadcast::broadcast_into;
 use crate::tensor::shape::dimension::Dimension;
-use crate::tensor::shape::dims::{Dims, DynDims};
+use crate::tensor::shape::dims::Dims;
 use crate::tensor::shape::layout::checked_len;
 use crate::tensor::traverse::simd::{threads_for_bytes, tuning};
 
@@ -75,12 +74,12 @@ pub enum AttentionMask {
 /// # Errors
 /// In this order:
 /// 1. [`Error::RankTooSmall`] for a dynamic operand of rank below 2;
-/// 2. [`Error::MatmulInnerMismatch`] if the query width `d` (`left_k`)
-///    differs from the key width (`right_k`), then if the key count
-///    (`left_k`) differs from the value count (`right_k`), as the
-///    composition's two products report them;
-/// 3. [`Error::IncompatibleBroadcast`] at the leftmost failing batch axis
-///    (query against key, then their broadcast against value);
+/// 2. [`Error::AttentionMismatch`] if the query's and the key's row widths
+///    `d` differ, then if the key's and the value's row counts `T_k` do;
+/// 3. [`Error::IncompatibleBroadcast`] at the leftmost output batch axis
+///    where the three do not broadcast (`left_dimension`: the extent of
+///    the operands before, in the order query, key, value;
+///    `right_dimension`: the first one that conflicts);
 /// 4. [`Error::ShapeOverflow`] if the output's element count overflows;
 /// 5. [`Error::AllocationFailed`] for the output, a widened operand, a
 ///    score buffer or a product's scratch.
@@ -99,11 +98,11 @@ pub enum AttentionMask {
 /// let scores = matmul_affine(&q, &k.view().transpose(0, 1)?, scale, None)?;
 /// let composed = matmul(&causal_softmax(&scores, 0)?, &v)?;
 /// assert_eq!(out, composed);
-/// // Keys are rows, like the queries: a width mismatch is the product's error.
+/// // Keys are rows, like the queries: their widths must agree.
 /// let wide = Tensor::<2>::zeros([3, 4])?;
 /// assert_eq!(
-///     attention(&q, &wide, &v, scale, AttentionMask::Full),
-///     Err(Error::MatmulInnerMismatch { op: "attention", left_k: 2, right_k: 4 })
+///     attention(&q, &wide, &v, scale, AttentionMask::Full).unwrap_err().to_string(),
+///     "attention: the query has 2 values per row, the key 4"
 /// );
 /// # Ok::<(), llm_from_scratch::Error>(())
 /// ```
@@ -163,27 +162,53 @@ fn attention_shape<A: Dims>(
     fn last(shape: &[usize], from_end: usize) -> usize {
         shape[shape.len() - from_end]
     }
-    fn batch(shape: &[usize]) -> &[usize] {
-        &shape[..shape.len() - 2]
-    }
-    for (left_k, right_k) in [
-        (last(query, 1), last(key, 1)),
-        (last(key, 2), last(value, 2)),
-    ] {
-        if left_k != right_k {
-            return Err(Error::MatmulInnerMismatch {
+    let mismatch = [
+        (
+            "values per row",
+            ("query", last(query, 1)),
+            ("key", last(key, 1)),
+        ),
+        ("rows", ("key", last(key, 2)), ("value", last(value, 2))),
+    ];
+    for (quantity, (left, left_extent), (right, right_extent)) in mismatch {
+        if left_extent != right_extent {
+            return Err(Error::AttentionMismatch {
                 op,
-                left_k,
-                right_k,
+                quantity,
+                left,
+                left_extent,
+                right,
+                right_extent,
             });
         }
     }
+    // The batch axes of all three, right-aligned in the output's frame.
     let rank = query.len().max(key.len()).max(value.len());
-    let mut pair = DynDims::zeros(query.len().max(key.len()) - 2);
-    broadcast_into(batch(query), batch(key), pair.as_mut_slice(), op)?;
     let mut shape = A::zeros(rank);
     let out = shape.as_mut_slice();
-    broadcast_into(pair.as_slice(), batch(value), &mut out[..rank - 2], op)?;
+    for (axis, slot) in out[..rank - 2].iter_mut().enumerate() {
+        let mut extent = 1;
+        for operand in [query, key, value] {
+            let padding = rank - operand.len();
+            let here = if axis < padding {
+                1
+            } else {
+                operand[axis - padding]
+            };
+            if here != extent && here != 1 {
+                if extent != 1 {
+                    return Err(Error::IncompatibleBroadcast {
+                        op,
+                        axis,
+                        left_dimension: extent,
+                        right_dimension: here,
+                    });
+                }
+                extent = here;
+            }
+        }
+        *slot = extent;
+    }
     out[rank - 2] = last(query, 2);
     out[rank - 1] = last(value, 1);
     let len = checked_len(out, op)?;

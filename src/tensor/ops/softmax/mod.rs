@@ -73,9 +73,10 @@ fn softmax_threads(len: usize) -> usize {
 /// let scores = Tensor::from_vec([2, 3], vec![1.0, 2.0, 3.0, 0.0, f64::NEG_INFINITY, 0.0])?;
 /// let p = softmax_axis(&scores, 1)?; // [2, 3] -> [2, 3], rows sum to 1
 /// assert_eq!(&p.as_slice()[3..], &[0.5, 0.0, 0.5]); // a masked (-inf) score gets 0
-/// // Bit-identical to the four-call composition:
+/// // Bit-identical to the four-call composition (with the crate's `exp`;
+/// // std's `f64::exp` may differ in the last bit):
 /// let m = max_axis(&scores, 1, KeepDim)?;
-/// let e = map_binary(&scores, &m, |x, m| (x - m).exp())?;
+/// let e = sub(&scores, &m)?.exp()?;
 /// let z = sum_axis(&e, 1, KeepDim)?;
 /// assert_eq!(p, map_binary(&e, &z, |e, z| e / z)?);
 /// # Ok::<(), llm_from_scratch::Error>(())
