@@ -50,7 +50,6 @@
 // `Function::ALL` serve the tests and the exhaustive checks only.
 #![allow(dead_code)]
 
-
 pub(crate) mod apply;
 mod erf;
 #[cfg(test)]
