@@ -442,6 +442,14 @@ fn keys_no_buffer_can_hold_are_an_error_not_a_panic() {
             );
         }
     }
+    // A -0.0 chain before 2^40 skipped keys of a stride-0 value: one row is
+    // read to decide its sign (the value is negative: -0.0 stays).
+    let tiny = [-f32::from_bits(1)];
+    let q = Tensor::<2, f32>::zeros([1, 1]).unwrap();
+    let k = View::from_parts(&zero, [1 << 40, 1], [0, 0], 0).unwrap();
+    let v = View::from_parts(&tiny, [1 << 40, 1], [0, 0], 0).unwrap();
+    let out = attention(&q, &k, &v, 1.0, AttentionMask::Causal { offset: 1 }).unwrap();
+    assert_eq!(out.as_slice()[0].to_bits(), (-0.0_f32).to_bits());
     // Causal with few visible keys reads one row of a stride-0 value.
     let q = Tensor::<2, f32>::zeros([2, 1]).unwrap();
     let kv = View::from_parts(&zero, [1 << 40, 1], [0, 0], 0).unwrap();

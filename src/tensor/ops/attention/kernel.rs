@@ -177,7 +177,8 @@ pub(crate) fn attention<F: Float>(
         },
         op,
     };
-    let rows = BLOCK_ROWS * width;
+    // Saturating: a block wider than memory is the whole matrix, one block.
+    let rows = BLOCK_ROWS.saturating_mul(width);
     if threads_for(work, tuning) > 1 {
         out.par_chunks_mut(matrix)
             .enumerate()
@@ -352,16 +353,19 @@ impl<F: Float> Block<'_, '_, F> {
     /// products all underflowed to negative zeros) becomes `+0.0` at the
     /// first `v` of positive sign. So a `-0.0` in `out` becomes `+0.0` if a
     /// skipped value of its column has a positive sign.
+    /// Rare (a `-0.0` output); a value broadcast along the keys (stride
+    /// 0) has one row to read.
     fn unskip_zeros(&self, out: &mut [F], vb: usize, seen: usize) {
         let v = &self.operands[2];
         if seen == self.keys {
             return;
         }
+        let end = if v.row == 0 { seen + 1 } else { self.keys };
         for row in out.chunks_exact_mut(self.width) {
             for (e, c) in row.iter_mut().enumerate() {
                 if *c == F::ZERO && c.is_sign_negative() {
                     let positive = |j: usize| v.data[vb + j * v.row + e * v.col].is_sign_positive();
-                    if (seen..self.keys).any(positive) {
+                    if (seen..end).any(positive) {
                         *c = F::ZERO;
                     }
                 }

@@ -1,5 +1,6 @@
 //! `attention`: scaled dot-product attention in one call, the scores never
-//! stored as a tensor, bit-identical to its three-call composition.
+//! stored as a tensor, bit-identical to its three-call composition in
+//! `f32` and `f64`.
 
 mod kernel;
 
@@ -41,35 +42,44 @@ pub enum AttentionMask {
 /// k, v, is_causal=..., scale=...)` (which takes `k` untransposed too).
 ///
 /// Shapes: `query [.., T_q, d]`, `key [.., T_k, d]`, `value [.., T_k, d_v]`
-/// -> `[batch.., T_q, d_v]`, every operand of the same rank `R >= 2` (a
-/// dynamic operand gives a dynamic result); the batch axes broadcast by
-/// NumPy's rule, so grouped-query attention's shared key / value heads are
+/// -> `[batch.., T_q, d_v]`: typed operands share one rank `R >= 2`, the
+/// output's; dynamic operands (a dynamic result) may differ in rank, their
+/// batch axes right-aligned. The batch axes broadcast by NumPy's rule, so
+/// grouped-query attention's shared key / value heads are
 /// a stride-0 axis (`[G, 1, T, d]` keys against `[G, H/G, T, d]` queries).
 /// Any strided view is read as it is: split heads of a packed projection,
 /// a KV cache's first `T_k` positions, a transposed key cache read back
 /// with `transpose` (no copy).
 ///
-/// Numerics: bit-identical to the composition above (NaN payloads aside),
-/// for every layout, SIMD level and thread count: each score is the
-/// product's fused multiply-add chain over ascending `d`, then `· scale`;
-/// each row the causal softmax's (max, the crate's `exp`, the fixed-tree
-/// sum, divide); each output the chain over ascending keys. Where the
-/// composition multiplies a masked key's exact zero probability by its
-/// value, which leaves the chain unchanged, those keys are skipped (not
-/// scored, not read); a value row holding NaN or an infinity, which turns
-/// `0 · v` into NaN there, is found by one scan of `value` and included,
-/// so even then the bits agree. A query row whose visible scores are all
-/// `-inf` or hold NaN is NaN, as in the composition and PyTorch. `f16` /
-/// `bf16` operands are widened to `f32`, computed exactly as `f32`, and
-/// rounded once. `T_k = 0` gives zeros (an empty softmax times an empty
-/// `value`), as the composition does.
+/// Numerics: for `f32` and `f64`, bit-identical to the composition above
+/// (NaN payloads aside) for every input, layout, SIMD level and thread
+/// count: each score is the product's fused multiply-add chain over
+/// ascending `d`, then `· scale`; each row the causal softmax's (max, the
+/// crate's `exp`, the fixed-tree sum, divide); each output the chain over
+/// ascending keys. Keys no query of a block sees are skipped (not
+/// scored) where the composition multiplies their exact zero
+/// probabilities by their values, which changes nothing but two cases,
+/// both reproduced: a value holding NaN or an infinity (`0 · v` is NaN;
+/// one scan of `value` finds such rows, and they are included) and a
+/// chain that is `-0.0` because all its products underflowed (a later `0
+/// · v` with `v` of positive sign makes it `+0.0`). A query row whose
+/// visible scores are all `-inf`, or hold NaN or `+inf`, is NaN, as in
+/// the composition and PyTorch. `f16` / `bf16` operands are widened to
+/// `f32`, computed exactly as `f32`, and rounded once: more accurate than
+/// the half-precision composition, which rounds the scores and the
+/// probabilities too, so the two can differ in the last bit (as for
+/// [`matmul_affine`](super::matmul_affine)). `T_k = 0` gives zeros (an
+/// empty softmax times an empty `value`), as the composition does.
 ///
 /// Speed and memory: blocks of 64 query rows per task, their scores in a
 /// per-thread buffer of `64 · T_k` values kept between calls (256 KiB at
 /// GPT-2's `T_k = 1024` in `f32`), computed, normalized and multiplied by
 /// `value` while in cache; a causal block computes only the keys its last
-/// query sees (about half of all scores). Nothing is allocated but the
-/// output and, once per thread, that buffer.
+/// query sees (about half of all scores). Besides the output, a call
+/// allocates only widened copies of `f16` / `bf16` operands and, the
+/// first time on a thread, the score buffer and the product's packing
+/// scratch; a score buffer over 8 MiB (`f32` with `T_k > 32768`) is freed
+/// after each block rather than kept.
 ///
 /// # Errors
 /// In this order:
@@ -221,8 +231,9 @@ where
 {
     /// [`attention`] with `self` as the query: `[.., T_q, d]` attending to
     /// `key [.., T_k, d]` and `value [.., T_k, d_v]` -> `[batch.., T_q,
-    /// d_v]`, bit-identical to `matmul_affine` + `causal_softmax` +
-    /// `matmul`.
+    /// d_v]`, in `f32` / `f64` bit-identical to `matmul_affine` +
+    /// `causal_softmax` (`softmax_axis` for [`AttentionMask::Full`]) +
+    /// `matmul`; see [`attention`] for half precision.
     ///
     /// # Errors
     /// As for [`attention`].
