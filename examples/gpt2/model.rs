@@ -9,7 +9,7 @@
 //! approximation, `gelu_new`) and `c_proj`; with `--weights bf16|f16` the
 //! four matrices and the head are products with half-precision weights
 //! (`half_linear`, f32 activations). Layer norm's epsilon is 1e-5,
-//! scores are divided by `sqrt(D)`, the mask is causal, and the LM head is
+//! scores are scaled by `1/sqrt(D)`, the mask is causal, and the LM head is
 //! `wte` (tied): `logits = ln_f(x) · wteᵀ`, read as a transposed view.
 
 use crate::config::{Config, LAYER_NORM_EPS};

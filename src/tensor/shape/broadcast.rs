@@ -37,7 +37,7 @@ pub(crate) fn broadcast_into(
 }
 
 /// The extent of `shape` on output axis `axis` of a right-aligned rank-`rank` layout.
-fn aligned_extent(shape: &[usize], rank: usize, axis: usize) -> usize {
+pub(crate) fn aligned_extent(shape: &[usize], rank: usize, axis: usize) -> usize {
     let padding = rank - shape.len();
     if axis < padding {
         1

@@ -28,8 +28,9 @@
 //! to negative zeros; those few outputs get that correction). For a `v`
 //! row holding NaN or an infinity, `0 · v` is NaN: one scan per matrix
 //! finds the last such row, and the blocks extend `w` past it (those
-//! masked scores are computed then, and masked by the softmax as usual). Threads take whole blocks; inside a block
-//! everything runs on one thread, at the caller's SIMD level.
+//! masked scores are computed then, and masked by the softmax as usual).
+//! Threads take whole blocks; inside a block everything runs on one
+//! thread, at the caller's SIMD level.
 
 use crate::error::Error;
 use crate::tensor::float::Float;
@@ -42,6 +43,7 @@ use crate::tensor::traverse::Strided;
 use crate::tensor::traverse::alloc::try_scratch;
 use crate::tensor::traverse::cached::{Cache, put_cached, take_cached};
 use crate::tensor::traverse::last_axis::RowKernel;
+use crate::tensor::traverse::offsets::StridedOffsets;
 use crate::tensor::traverse::simd::{
     self, Compiled, Dispatch, KernelTuning, threads_for, with_kernel_tuning,
 };
@@ -50,7 +52,7 @@ use std::cell::RefCell;
 
 /// Query rows per block: 64 rows of scores at `T_k = 1024` are 256 KiB of
 /// `f32`, in a core's L2 while the softmax and `P · V` read them again.
-pub(crate) const BLOCK_ROWS: usize = 64;
+const BLOCK_ROWS: usize = 64;
 
 /// The largest score buffer kept for the next call (64 query rows of
 /// 32768 keys in `f32`): a larger one, made for a long context, is freed
@@ -112,13 +114,10 @@ impl<'a, F> Operand<'a, F> {
     }
 
     /// The offset of batch matrix `index` (row-major over `batch_shape`).
-    fn matrix(&self, batch_shape: &[usize], mut index: usize) -> usize {
-        let mut base = self.base;
-        for (axis, &extent) in batch_shape.iter().enumerate().rev() {
-            base += index % extent * self.batch.as_slice()[axis];
-            index /= extent;
-        }
-        base
+    fn matrix(&self, batch_shape: &[usize], index: usize) -> usize {
+        StridedOffsets::from_index(batch_shape, self.batch.as_slice(), self.base, index)
+            .next()
+            .unwrap_or(self.base)
     }
 }
 
@@ -155,6 +154,7 @@ pub(crate) fn attention<F: Float>(
         Operand::of(&value, batch_shape),
     ];
     let tuning = simd::tuning();
+    let dispatch = Dispatch::new(tuning.simd);
     let matrix = queries * width;
     let work = [out.len() / matrix, queries, keys, depth + width, 2]
         .iter()
@@ -168,8 +168,8 @@ pub(crate) fn attention<F: Float>(
         width,
         scale,
         offset,
-        causal: Causal::new(queries, offset, Dispatch::new(tuning.simd)),
-        dispatch: Dispatch::new(tuning.simd),
+        causal: Causal::new(queries, offset, dispatch),
+        dispatch,
         // Inside a block: the caller's SIMD level, one thread.
         inner: KernelTuning {
             simd: tuning.simd,
@@ -183,16 +183,16 @@ pub(crate) fn attention<F: Float>(
         out.par_chunks_mut(matrix)
             .enumerate()
             .try_for_each(|(index, out)| {
-                let reach = block.reach(index);
+                let matrix = block.matrix(index);
                 out.par_chunks_mut(rows)
                     .enumerate()
-                    .try_for_each(|(b, out)| block.run(index, reach, b * BLOCK_ROWS, out))
+                    .try_for_each(|(b, out)| block.run(matrix, b * BLOCK_ROWS, out))
             })
     } else {
         for (index, out) in out.chunks_mut(matrix).enumerate() {
-            let reach = block.reach(index);
+            let matrix = block.matrix(index);
             for (b, out) in out.chunks_mut(rows).enumerate() {
-                block.run(index, reach, b * BLOCK_ROWS, out)?;
+                block.run(matrix, b * BLOCK_ROWS, out)?;
             }
         }
         Ok(())
@@ -215,23 +215,40 @@ struct Block<'a, 's, F> {
     op: &'static str,
 }
 
+/// One batch matrix's operand offsets and its [`Block::reach`], found once
+/// for all its blocks.
+#[derive(Clone, Copy)]
+struct Matrix {
+    /// Offsets of the query, key and value matrices.
+    bases: [usize; 3],
+    reach: usize,
+}
+
 impl<F: Float> Block<'_, '_, F> {
-    /// The keys of batch matrix `index` that every block must include in
-    /// `P · V`: up to the last value row holding a NaN or an infinity (0
-    /// if none). The composition multiplies a masked key's zero
+    /// Batch matrix `index`: its operands' offsets and its reach.
+    fn matrix(&self, index: usize) -> Matrix {
+        let bases = [0, 1, 2].map(|o| self.operands[o].matrix(self.batch_shape, index));
+        Matrix {
+            bases,
+            reach: self.reach(bases[2]),
+        }
+    }
+
+    /// The keys that every block of the batch matrix whose value starts
+    /// at `base` must include in `P · V`: up to the last value row holding
+    /// a NaN or an infinity (0 if none). The composition multiplies a masked key's zero
     /// probability by its value, and `0 · inf` is NaN: a block that
     /// skipped such a row would differ. Only rows past the keys every
     /// block sees anyway are read (none without a mask or when decoding
     /// one query against a whole cache); a row is tested without early
     /// exits, so that its loop vectorizes.
-    fn reach(&self, index: usize) -> usize {
+    fn reach(&self, base: usize) -> usize {
         let (queries, keys, width) = (self.queries, self.keys, self.width);
         let everyone = keys.min(queries.min(BLOCK_ROWS).saturating_add(self.offset));
         if everyone == keys {
             return 0;
         }
         let v = &self.operands[2];
-        let base = v.matrix(self.batch_shape, index);
         // A value broadcast along the keys (stride 0) has one row to test.
         let everyone = if v.row == 0 { keys - 1 } else { everyone };
         let finite = |j: usize| {
@@ -249,13 +266,12 @@ impl<F: Float> Block<'_, '_, F> {
             .map_or(0, |j| j + 1)
     }
 
-    /// Query rows `first..` of batch matrix `index` into `out` (those rows
+    /// Query rows `first..` of batch matrix `matrix` into `out` (those rows
     /// of the output), with this thread's scratch (its score buffer kept
-    /// for the next block unless it grew past [`KEEP_BYTES`]); `reach` is
-    /// the matrix's [`Block::reach`].
-    fn run(&self, index: usize, reach: usize, first: usize, out: &mut [F]) -> Result<(), Error> {
+    /// for the next block unless it grew past [`KEEP_BYTES`]).
+    fn run(&self, matrix: Matrix, first: usize, out: &mut [F]) -> Result<(), Error> {
         let mut scratch = take_cached::<Scratch<F>>(&SCRATCH);
-        let result = self.rows(index, reach, first, out, &mut scratch);
+        let result = self.rows(matrix, first, out, &mut scratch);
         if scratch.scores.capacity() * size_of::<F>() > KEEP_BYTES {
             scratch.scores = Vec::new();
         }
@@ -265,8 +281,7 @@ impl<F: Float> Block<'_, '_, F> {
 
     fn rows(
         &self,
-        index: usize,
-        reach: usize,
+        Matrix { bases, reach }: Matrix,
         first: usize,
         out: &mut [F],
         scratch: &mut Scratch<F>,
@@ -285,11 +300,8 @@ impl<F: Float> Block<'_, '_, F> {
         };
         let len = rows.checked_mul(seen).ok_or(failed(usize::MAX))?;
         let s = try_scratch(&mut scratch.scores, len, F::ZERO).map_err(|f| failed(f.elements))?;
-        let (qb, kb, vb) = (
-            q.matrix(self.batch_shape, index) + first * q.row,
-            k.matrix(self.batch_shape, index),
-            v.matrix(self.batch_shape, index),
-        );
+        let [qb, kb, vb] = bases;
+        let qb = qb + first * q.row;
         with_kernel_tuning(self.inner, || {
             product_kernel(
                 Strided {
@@ -344,17 +356,15 @@ impl<F: Float> Block<'_, '_, F> {
         self.unskip_zeros(out, vb, seen);
         Ok(())
     }
-}
 
-impl<F: Float> Block<'_, '_, F> {
     /// What the composition's `P · V` chains do after key `seen`, where
     /// this block stopped: `c = fma(0, v, c)` for each further (masked,
     /// finite) key, which returns `c` except that a `-0.0` (a chain whose
     /// products all underflowed to negative zeros) becomes `+0.0` at the
     /// first `v` of positive sign. So a `-0.0` in `out` becomes `+0.0` if a
-    /// skipped value of its column has a positive sign.
-    /// Rare (a `-0.0` output); a value broadcast along the keys (stride
-    /// 0) has one row to read.
+    /// skipped value of its column has a positive sign. Rare (a `-0.0`
+    /// output); a value broadcast along the keys (stride 0) has one row to
+    /// read.
     fn unskip_zeros(&self, out: &mut [F], vb: usize, seen: usize) {
         let v = &self.operands[2];
         if seen == self.keys {

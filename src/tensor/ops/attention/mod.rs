@@ -11,6 +11,7 @@ use crate::tensor::array::base::ArrayBase;
 use crate::tensor::array::borrow::AsArray;
 use crate::tensor::array::storage::Readable;
 use crate::tensor::element::Element;
+use crate::tensor::shape::broadcast::aligned_extent;
 use crate::tensor::shape::dimension::Dimension;
 use crate::tensor::shape::dims::Dims;
 use crate::tensor::shape::layout::checked_len;
@@ -199,12 +200,7 @@ fn attention_shape<A: Dims>(
     for (axis, slot) in out[..rank - 2].iter_mut().enumerate() {
         let mut extent = 1;
         for operand in [query, key, value] {
-            let padding = rank - operand.len();
-            let here = if axis < padding {
-                1
-            } else {
-                operand[axis - padding]
-            };
+            let here = aligned_extent(operand, rank, axis);
             if here != extent && here != 1 {
                 if extent != 1 {
                     return Err(Error::IncompatibleBroadcast {
