@@ -17,7 +17,25 @@ use crate::tensor::shape::dims::Dims;
 use crate::tensor::shape::layout::checked_len;
 use crate::tensor::traverse::simd::{threads_for_bytes, tuning};
 
-/// Which keys each query of [`attention`] sees.
+/// Which keys each query of [`attention`] sees: all of them, or the keys
+/// at or before its own position (`T_q` queries, `T_k` keys; the mask
+/// itself is never built).
+///
+/// ```
+/// use llm_from_scratch::prelude::*;
+/// let q = Tensor::from_vec([2, 1], vec![0.0, 0.0])?; // [T_q = 2, d = 1]
+/// let k = Tensor::from_vec([2, 1], vec![0.0, 0.0])?; // [T_k = 2, d = 1]
+/// let v = Tensor::from_vec([2, 1], vec![2.0, 4.0])?;
+/// // Equal scores: the first query averages what it sees.
+/// let causal = attention(&q, &k, &v, 1.0, AttentionMask::Causal { offset: 0 })?;
+/// assert_eq!(causal.as_slice(), &[2.0, 3.0]); // query 0 sees key 0 only
+/// let full = attention(&q, &k, &v, 1.0, AttentionMask::Full)?;
+/// assert_eq!(full.as_slice(), &[3.0, 3.0]);
+/// // One new query after a cache of one key: offset T_k - T_q = 1 sees both.
+/// let last = q.view().slice(0, 1..2)?;
+/// assert_eq!(attention(&last, &k, &v, 1.0, AttentionMask::Causal { offset: 1 })?.as_slice(), &[3.0]);
+/// # Ok::<(), llm_from_scratch::Error>(())
+/// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum AttentionMask {
     /// Every query sees every key (an encoder: BERT, MiniLM).
