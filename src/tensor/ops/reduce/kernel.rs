@@ -382,9 +382,9 @@ mod tests {
 
     #[test]
     fn every_layout_and_strategy_is_bit_exact() {
-        // (shape, strides, base) over an 8192-element buffer: dense, transposed,
+        // (shape, strides, base) over an 80 000-element buffer: dense, transposed,
         // permuted, sliced, stride-0 (broadcast) and long rows for every kernel.
-        let layouts: [(&[usize], &[usize], usize); 14] = [
+        let layouts: [(&[usize], &[usize], usize); 17] = [
             (&[37, 41], &[41, 1], 0),
             (&[41, 37], &[1, 41], 3),
             (&[5, 7, 9], &[63, 9, 1], 1),
@@ -401,12 +401,24 @@ mod tests {
             // Long outer axes: many leaves for the rows tree, dense and strided runs.
             (&[4000, 2], &[2, 1], 0),
             (&[2600, 3], &[1, 2600], 0),
+            // Outer axes over more columns than one chunk of a lane's chain:
+            // several leaves, lanes with one row and with two, strided runs.
+            (&[300, 260], &[260, 1], 0),
+            (&[30, 270], &[270, 1], 5),
+            (&[13, 300], &[601, 2], 1),
         ];
-        for (seed, nan_free) in [(1, false), (2, false), (3, true)] {
-            let mut data = tricky(8192, seed);
+        // Seed 3 keeps the infinities but no NaN; seed 4 only finite values,
+        // so that long sums are not all NaN and every bit is compared.
+        for (seed, nan_free, finite) in [
+            (1, false, false),
+            (2, false, false),
+            (3, true, false),
+            (4, true, true),
+        ] {
+            let mut data = tricky(80_000, seed);
             if nan_free {
                 data.iter_mut()
-                    .filter(|x| x.is_nan())
+                    .filter(|x| x.is_nan() || (finite && x.is_infinite()))
                     .for_each(|x| *x = 1.5);
             }
             for (shape, strides, base) in layouts {

@@ -2,17 +2,23 @@
 //! memory: whole row pieces `x[.., i, ..]` are read densely and every
 //! output element gets the tree its group would get as a dense slice.
 //!
-//! For a batch of outputs (up to `TREE_BLOCK` columns), the rows of a leaf are
-//! read in ascending order: row `i = 128 l + 16 r + j` is added, column by
-//! column, into lane `j`'s accumulator row (16 accumulator rows per batch,
-//! vectorized across outputs); a finished leaf (16 lane rows) is pushed
+//! For a batch of outputs (up to `TREE_BLOCK` columns), leaf `l` (rows
+//! `128 l ..`) is summed lane by lane: lane `j`'s chain, rows `i = 128 l +
+//! 16 r + j` in ascending `r`, runs whole over a chunk of [`CHUNK`]
+//! columns (vectorized across outputs) into lane `j`'s accumulator row.
+//! So each accumulator is read and written once per leaf, not once per
+//! row, and the eight rows of a chain advance as eight sequential streams
+//! through memory (row `i + 1` follows row `i`): on a `[4096, 4096]` f32
+//! axis-0 sum this took 0.75-0.8× ndarray's time, against 1.2-1.3× when
+//! every row was added into its lane's row in turn (16 accumulator rows,
+//! 256 KiB, cycling through L2). A finished leaf (16 lane rows) is pushed
 //! into a binary counter of such blocks, and at the end the pending blocks
 //! combine from the smallest up and every output's 16 lanes fold by
 //! halving. Every addition has the operands it has in
 //! [`tree_sum`](super::tree::tree_sum), so the bits are the same; only the
-//! order in which outputs are visited differs. Every row is read once per
-//! batch, front to back; the scratch (`16 × (1 + levels)` rows of the
-//! batch width) is reserved once per task, fallibly.
+//! order in which outputs and independent chains are visited differs.
+//! Every row is read once per batch; the scratch (`16 × (1 + levels)` rows
+//! of the batch width) is reserved once per task, fallibly.
 
 use super::fold::Reduce;
 use super::rows::{Rows, for_each_batch};
@@ -31,6 +37,9 @@ const TREE_BLOCK: usize = 4096;
 /// The widest column block a batch can produce: a batch closes once it
 /// holds `TREE_BLOCK` outputs, and each piece adds at most `TREE_BLOCK`.
 const WIDEST: usize = 2 * TREE_BLOCK;
+/// Columns a lane's chain runs over at a time: its accumulators (1 KiB of
+/// `f32`) stay in L1 while its eight rows stream past.
+const CHUNK: usize = 256;
 
 /// Tree sums of the outputs `range` into `out` (exactly those), the
 /// reduced axis read as rows.
@@ -128,35 +137,18 @@ impl<F: Float> Compiled for TreeBatch<'_, '_, '_, '_, '_, F> {
             if rows < TREE_LANES {
                 leaf.fill(F::ZERO);
             }
-            for within in 0..rows {
-                let i = l * LEAF + within;
-                let lane = &mut leaf[(within % TREE_LANES) * self.width..][..total];
-                let first = within < TREE_LANES;
+            // Lane `j`'s chain is rows `j, j + 16, ..` of the leaf. It runs
+            // whole over a chunk of columns, so its accumulators are read
+            // and written once per leaf (not once per row), and the eight
+            // rows it reads advance as eight sequential streams.
+            for j in 0..TREE_LANES.min(rows) {
+                let lane = &mut leaf[j * self.width..][..total];
                 for [_, x, c, width] in pieces() {
-                    let start = x + i * axis_stride;
-                    let target = &mut lane[c..c + width];
-                    match (in_stride, first) {
-                        (1, true) => {
-                            for (slot, &value) in target.iter_mut().zip(&data[start..start + width])
-                            {
-                                *slot = F::ZERO + value;
-                            }
-                        }
-                        (1, false) => {
-                            for (slot, &value) in target.iter_mut().zip(&data[start..start + width])
-                            {
-                                *slot = *slot + value;
-                            }
-                        }
-                        (_, true) => {
-                            for (k, slot) in target.iter_mut().enumerate() {
-                                *slot = F::ZERO + data[start + k * in_stride];
-                            }
-                        }
-                        (_, false) => {
-                            for (k, slot) in target.iter_mut().enumerate() {
-                                *slot = *slot + data[start + k * in_stride];
-                            }
+                    for k in (0..width).step_by(CHUNK) {
+                        let target = &mut lane[c + k..c + width.min(k + CHUNK)];
+                        for within in (j..rows).step_by(TREE_LANES) {
+                            let start = x + (l * LEAF + within) * axis_stride + k * in_stride;
+                            add_row(target, data, start, in_stride, within < TREE_LANES);
                         }
                     }
                 }
@@ -190,6 +182,35 @@ impl<F: Float> Compiled for TreeBatch<'_, '_, '_, '_, '_, F> {
             for k in 0..width {
                 let partial: Partial<F> = std::array::from_fn(|j| lanes[j * self.width + c + k]);
                 self.out[o + k] = fold_lanes(partial);
+            }
+        }
+    }
+}
+
+/// `target[k] <- (first ? +0 : target[k]) + data[start + k · stride]`
+/// for every `k`: one step of a lane's chain over a chunk of columns.
+#[inline(always)]
+fn add_row<F: Float>(target: &mut [F], data: &[F], start: usize, stride: usize, first: bool) {
+    let width = target.len();
+    match (stride, first) {
+        (1, true) => {
+            for (slot, &value) in target.iter_mut().zip(&data[start..start + width]) {
+                *slot = F::ZERO + value;
+            }
+        }
+        (1, false) => {
+            for (slot, &value) in target.iter_mut().zip(&data[start..start + width]) {
+                *slot = *slot + value;
+            }
+        }
+        (_, true) => {
+            for (k, slot) in target.iter_mut().enumerate() {
+                *slot = F::ZERO + data[start + k * stride];
+            }
+        }
+        (_, false) => {
+            for (k, slot) in target.iter_mut().enumerate() {
+                *slot = *slot + data[start + k * stride];
             }
         }
     }
