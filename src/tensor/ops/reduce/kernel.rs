@@ -32,7 +32,7 @@
 use super::fold::{Fold, LANES, Max, Reduce, Step};
 use super::rows::rows;
 use super::tree::{Counter, tree_sum_strided};
-use super::tree_rows::tree_rows;
+use super::tree_rows::{leaf_threads, tree_rows};
 use crate::tensor::float::Float;
 use crate::tensor::traverse::alloc::AllocationFailed;
 use crate::tensor::traverse::offsets::StridedOffsets;
@@ -187,7 +187,9 @@ fn reduce_with<F: Float, S: Step<F>>(
 }
 
 /// Sums by the fixed tree ([`super::tree`]): whole groups per task, each
-/// group's tree computed by one task, so no bit depends on the threads.
+/// group's tree computed by one task, or (a long outer axis, see
+/// [`leaf_threads`]) the leaves split where the tree splits them, so no
+/// bit depends on the threads.
 fn tree_with<F: Float>(
     input: &Reduce<'_, '_, F>,
     strategy: ReduceStrategy,
@@ -203,9 +205,22 @@ fn tree_with<F: Float>(
     );
     let starts = |first| StridedOffsets::from_index(group_shape, group_strides, input.base, first);
     let failed = std::sync::Mutex::new(None);
-    for_each_block(out, split, threads, |groups, block| {
+    let leaf_threads = match strategy {
+        ReduceStrategy::Rows => leaf_threads(extent, threads),
+        ReduceStrategy::DenseGroups | ReduceStrategy::Lanes => 1,
+    };
+    let block_threads = if leaf_threads > 1 { 1 } else { threads };
+    for_each_block(out, split, block_threads, |groups, block| {
         if strategy == ReduceStrategy::Rows {
-            let sums = tree_rows(dispatch, input, group_shape, group_strides, groups, block);
+            let sums = tree_rows(
+                dispatch,
+                input,
+                group_shape,
+                group_strides,
+                groups,
+                block,
+                leaf_threads,
+            );
             if let Err(error) = sums {
                 *failed.lock().unwrap_or_else(|poison| poison.into_inner()) = Some(error);
             }
