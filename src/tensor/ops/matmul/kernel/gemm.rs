@@ -6,8 +6,9 @@
 //! each, as many as [`PACK_BUDGET`] holds) are packed into zero-padded
 //! `NR`-column panels (by the threads too, panel by panel, from
 //! [`PARALLEL_PACK_BYTES`]) and shared by all threads, which then run
-//! through them in one parallel region; each row task packs its left rows into
-//! `MR`-row panels. A product of at most [`COLUMN_SPLIT_MAX_ROWS`] rows (a
+//! through them in one parallel region; each row task reads its left rows in
+//! place where their columns are contiguous, else packs them into `MR`-row
+//! panels. A product of at most [`COLUMN_SPLIT_MAX_ROWS`] rows (a
 //! prompt against a weight) on several threads splits its columns instead
 //! of its rows. A `k` slice continues the chains where the previous
 //! slice stored them (the first starts them at +0.0; a stored float is
@@ -21,7 +22,7 @@
 
 use super::epilogue::Epilogue;
 use super::pack::{Source, pack_panel};
-use super::tile::{Block, tiles};
+use super::tile::{Block, Left, tiles};
 use super::{Matrix, Problem, splits_evenly};
 use crate::tensor::float::Float;
 use crate::tensor::lanes::lanes;
@@ -407,8 +408,9 @@ impl<F: Float, const MR: usize, const NV: usize> WithSimd for RowBlock<'_, '_, '
 }
 
 /// Rows `first_row..first_row + out.len() / n` of one group: for each `k`
-/// slice in ascending order, in blocks of [`MC`] rows, pack the left rows
-/// and run the tiles.
+/// slice in ascending order, in blocks of [`MC`] rows, run the tiles on
+/// the left rows (read in place when their columns are contiguous, else
+/// packed first).
 #[inline(always)]
 fn row_block<F: Float, S: Simd, const MR: usize, const NV: usize>(
     simd: S,
@@ -442,6 +444,16 @@ fn row_block<F: Float, S: Simd, const MR: usize, const NV: usize>(
         };
         for ic in (0..rows).step_by(MC) {
             let mc = MC.min(rows - ic);
+            let out = &mut out[ic * n..(ic + mc) * n];
+            if a.col == 1 {
+                let left = Left::Rows {
+                    data: a.data,
+                    base: a.base + (first_row + ic) * a.row + pc,
+                    stride: a.row,
+                };
+                tiles::<F, S, MR, NV>(simd, block, left, out);
+                continue;
+            }
             let a_pack = try_scratch(a_pack, mc.next_multiple_of(MR) * kc, F::ZERO)?;
             for (q, panel) in a_pack.chunks_exact_mut(MR * kc).enumerate() {
                 let first = first_row + ic + q * MR;
@@ -453,7 +465,7 @@ fn row_block<F: Float, S: Simd, const MR: usize, const NV: usize>(
                 };
                 pack_panel(source, MR.min(first_row + ic + mc - first), MR, kc, panel);
             }
-            tiles::<F, S, MR, NV>(simd, block, a_pack, &mut out[ic * n..(ic + mc) * n]);
+            tiles::<F, S, MR, NV>(simd, block, Left::Packed(a_pack), out);
         }
     }
     if let Some(epilogue) = epilogue {
