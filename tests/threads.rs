@@ -330,8 +330,11 @@ fn large_layouts_cross_every_block_edge() {
 
 /// Sums over a long outer axis split its leaves over the threads where the
 /// tree splits them: 14 leaves of 128 rows (8 + 6, a power of two and the
-/// rest), 11 over 4 columns. The values are finite (a long sum of the
-/// tricky values would be NaN or infinite whatever the tree).
+/// rest), 11 over 4 columns. A short last leaf (under 16 rows) lands in a
+/// pending slot that earlier leaves or an earlier column block filled:
+/// 1541 rows (12 leaves and 5 rows), 129 rows over 4100 columns (two column
+/// blocks). The values are finite (a long sum of the tricky values would be
+/// NaN or infinite whatever the tree).
 #[test]
 fn long_outer_sums_split_their_leaves_with_the_same_bits() {
     fn finite<F: Elem>(layout: &Layout, seed: u64) -> DynTensor<F> {
@@ -344,6 +347,8 @@ fn long_outer_sums_split_their_leaves_with_the_same_bits() {
     let layouts = [
         Layout::permuted(&[1700, 5], &[0, 1]),
         Layout::permuted(&[2, 1300, 4], &[1, 0, 2]),
+        Layout::permuted(&[1541, 3], &[0, 1]),
+        Layout::permuted(&[129, 4100], &[0, 1]),
     ];
     for (k, layout) in layouts.iter().enumerate() {
         check_owner(layout, &finite::<f64>(layout, k as u64));

@@ -399,7 +399,7 @@ mod tests {
     fn every_layout_and_strategy_is_bit_exact() {
         // (shape, strides, base) over an 80 000-element buffer: dense, transposed,
         // permuted, sliced, stride-0 (broadcast) and long rows for every kernel.
-        let layouts: [(&[usize], &[usize], usize); 17] = [
+        let layouts: [(&[usize], &[usize], usize); 18] = [
             (&[37, 41], &[41, 1], 0),
             (&[41, 37], &[1, 41], 3),
             (&[5, 7, 9], &[63, 9, 1], 1),
@@ -421,6 +421,8 @@ mod tests {
             (&[300, 260], &[260, 1], 0),
             (&[30, 270], &[270, 1], 5),
             (&[13, 300], &[601, 2], 1),
+            // A short last leaf in a pending slot that a whole leaf filled.
+            (&[1541, 3], &[3, 1], 0),
         ];
         // Seed 3 keeps the infinities but no NaN; seed 4 only finite values,
         // so that long sums are not all NaN and every bit is compared.

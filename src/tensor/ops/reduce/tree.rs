@@ -30,8 +30,10 @@
 //! 16, and every level performs the same IEEE additions on the same
 //! operands. A strided axis is gathered into the same leaves in the same
 //! order; a reduced axis that is outer in memory (`tree_rows.rs`) runs the
-//! same lane sums column by column. Threads split whole groups, never a
-//! group's tree. Empty groups sum to +0.0, as does a group of `-0.0`.
+//! same lane sums column by column. Threads split whole groups, or (a long
+//! outer axis) a group's leaves where its tree splits them (the binary
+//! counter's subtrees), never an addition's operands. Empty groups sum to
+//! +0.0, as does a group of `-0.0`.
 
 use crate::tensor::float::Float;
 use crate::tensor::traverse::plan::run_iter;

@@ -18,7 +18,9 @@
 //! [`tree_sum`](super::tree::tree_sum), so the bits are the same; only the
 //! order in which outputs and independent chains are visited differs.
 //! Every row is read once per batch; the scratch (`16 × (1 + levels)` rows
-//! of the batch width) is reserved once per task, fallibly.
+//! of the batch width) is reserved once per call, fallibly, and each
+//! right-hand leaf task of a thread split reserves its own (kept per
+//! thread up to [`KEEP_BYTES`]).
 
 use super::fold::Reduce;
 use super::rows::{Rows, for_each_batch};
@@ -41,6 +43,10 @@ const TREE_BLOCK: usize = 4096;
 const WIDEST: usize = 2 * TREE_BLOCK;
 /// Leaves (of 128 rows) a thread sums at least, when threads split them.
 const MIN_TASK_LEAVES: usize = 4;
+
+/// Bytes of a right-hand leaf task's scratch a thread keeps for its next
+/// task (a larger one is freed): an f32 `[4096, 4096]` sum's is 1.25 MiB.
+const KEEP_BYTES: usize = 8 << 20;
 
 thread_local! {
     /// The scratch of the right-hand leaf tasks this thread runs, kept
@@ -96,8 +102,8 @@ pub(super) fn tree_rows<F: Float>(
     result
 }
 
-/// Threads for a sum whose outputs `outputs` split over `threads` threads,
-/// the reduced axis `extent` rows long: `threads` to split its leaves (each
+/// Threads for a sum on `threads` threads whose reduced axis is `extent`
+/// rows long: `threads` to split its leaves (each
 /// thread then reads whole rows, as eight sequential streams), or 1 to
 /// split the outputs instead (too few leaves). Split by outputs, each
 /// thread read half of every row, and a `[4096, 4096]` f32 axis-0 sum took
@@ -164,7 +170,9 @@ fn subtree<F: Float>(
             *acc = *acc + r;
         }
     });
-    put_cached(&TASK_SCRATCH, buffer);
+    if buffer.len() * size_of::<F>() <= KEEP_BYTES {
+        put_cached(&TASK_SCRATCH, buffer);
+    }
     sums
 }
 
