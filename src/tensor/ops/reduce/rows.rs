@@ -169,13 +169,17 @@ impl<F: Float> Rows<'_, F> {
         }
     }
 
-    /// `target <- x[from ..]` (`init`) or `target <- step(target, x[from ..])`,
-    /// the input read with the run's stride.
+    /// `target <- seed(x[from ..])` (`init`) or `target <- step(target,
+    /// x[from ..])`, the input read with the run's stride.
     #[inline(always)]
-    fn fold_slice<S: Step<F>>(&self, target: &mut [F], from: usize, init: bool) {
+    pub(super) fn fold_slice<S: Step<F>>(&self, target: &mut [F], from: usize, init: bool) {
         let (data, in_stride, width) = (self.data, self.in_stride, target.len());
         match (in_stride, init) {
-            (1, true) => target.copy_from_slice(&data[from..from + width]),
+            (1, true) => {
+                for (slot, &value) in target.iter_mut().zip(&data[from..from + width]) {
+                    *slot = S::seed(value);
+                }
+            }
             (1, false) => {
                 for (slot, &value) in target.iter_mut().zip(&data[from..from + width]) {
                     *slot = S::step(*slot, value);
@@ -183,7 +187,7 @@ impl<F: Float> Rows<'_, F> {
             }
             (_, true) => {
                 for (k, slot) in target.iter_mut().enumerate() {
-                    *slot = data[from + k * in_stride];
+                    *slot = S::seed(data[from + k * in_stride]);
                 }
             }
             (_, false) => {

@@ -22,7 +22,7 @@
 //! right-hand leaf task of a thread split reserves its own (kept per
 //! thread up to [`KEEP_BYTES`]).
 
-use super::fold::Reduce;
+use super::fold::{Reduce, Step};
 use super::rows::{Rows, for_each_batch};
 use super::tree::{LEAF, Partial, TREE_LANES, carries, fold_lanes};
 use crate::tensor::float::Float;
@@ -229,12 +229,13 @@ impl<F: Float> Compiled for Leaves<'_, '_, '_, '_, F> {
     #[allow(clippy::needless_range_loop)]
     #[inline(always)]
     fn run(self) {
+        let input = self.block.rows;
         let Rows {
-            data,
             extent,
             axis_stride,
             in_stride,
-        } = *self.block.rows;
+            ..
+        } = *input;
         let total: usize = self.block.pieces().map(|[_, _, _, width]| width).sum();
         // A block: 16 lane rows of `width` values (only `total` used). Leaf
         // `l` is accumulated straight into the pending slot it will occupy
@@ -264,7 +265,7 @@ impl<F: Float> Compiled for Leaves<'_, '_, '_, '_, F> {
                         let target = &mut lane[c + k..c + width.min(k + CHUNK)];
                         for within in (j..rows).step_by(TREE_LANES) {
                             let start = x + (l * LEAF + within) * axis_stride + k * in_stride;
-                            add_row(target, data, start, in_stride, within < TREE_LANES);
+                            input.fold_slice::<LaneSum>(target, start, within < TREE_LANES);
                         }
                     }
                 }
@@ -296,31 +297,19 @@ impl<F: Float> Compiled for Leaves<'_, '_, '_, '_, F> {
     }
 }
 
-/// `target[k] <- (first ? +0 : target[k]) + data[start + k · stride]`
-/// for every `k`: one step of a lane's chain over a chunk of columns.
-#[inline(always)]
-fn add_row<F: Float>(target: &mut [F], data: &[F], start: usize, stride: usize, first: bool) {
-    let width = target.len();
-    match (stride, first) {
-        (1, true) => {
-            for (slot, &value) in target.iter_mut().zip(&data[start..start + width]) {
-                *slot = F::ZERO + value;
-            }
-        }
-        (1, false) => {
-            for (slot, &value) in target.iter_mut().zip(&data[start..start + width]) {
-                *slot = *slot + value;
-            }
-        }
-        (_, true) => {
-            for (k, slot) in target.iter_mut().enumerate() {
-                *slot = F::ZERO + data[start + k * stride];
-            }
-        }
-        (_, false) => {
-            for (k, slot) in target.iter_mut().enumerate() {
-                *slot = *slot + data[start + k * stride];
-            }
-        }
+/// One step of a lane's chain as a fold: the first row as `+0 + x` (the
+/// tree's leaves start from +0.0, so a `-0.0` becomes `+0.0`), then `+ x`.
+#[derive(Clone, Copy)]
+struct LaneSum;
+
+impl<F: Float> Step<F> for LaneSum {
+    const SEEDED: usize = 1;
+    #[inline(always)]
+    fn seed(first: F) -> F {
+        F::ZERO + first
+    }
+    #[inline(always)]
+    fn step(accumulator: F, value: F) -> F {
+        accumulator + value
     }
 }
