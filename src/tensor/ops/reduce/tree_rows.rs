@@ -103,11 +103,11 @@ pub(super) fn tree_rows<F: Float>(
 }
 
 /// Threads for a sum on `threads` threads whose reduced axis is `extent`
-/// rows long: `threads` to split its leaves (each
-/// thread then reads whole rows, as eight sequential streams), or 1 to
-/// split the outputs instead (too few leaves). Split by outputs, each
-/// thread read half of every row, and a `[4096, 4096]` f32 axis-0 sum took
-/// 1.9× its one-thread time on two threads.
+/// rows long: `threads` to split its leaves (each thread then reads whole
+/// rows, as eight sequential streams), or 1 to split the outputs instead
+/// (too few leaves). Split by outputs, each thread read half of every row,
+/// and a `[4096, 4096]` f32 axis-0 sum took 1.9× its one-thread time on
+/// two threads.
 pub(super) fn leaf_threads(extent: usize, threads: usize) -> usize {
     if threads > 1 && extent.div_ceil(LEAF) >= MIN_TASK_LEAVES * threads {
         threads
