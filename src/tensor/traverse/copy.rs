@@ -27,16 +27,22 @@ use std::ops::Range;
 /// Tile height: output rows per tile, i.e. consecutive source elements read
 /// from each source row (256 f64 = 32 cache lines per source row).
 const TILE_ROWS: usize = 256;
-/// Tile width: output elements written per output row per tile (64 f64 =
-/// 8 cache lines), i.e. source rows read side by side.
+/// Tile width: output elements written per output row per tile, i.e.
+/// source rows read side by side (8 f64 = one cache line per output row).
 ///
-/// Measured on 4096×4096 transposes into a reused output (BENCHMARKS.md):
-/// 32×32 tiles ran at ~4.5× memcpy, 128×32 at ~3.1×, 256×64 at ~2.9× (f64)
-/// and ~3.2× (f32). Tall tiles reuse every source line for 8 (f64) output
-/// rows before it leaves L1 and keep many read streams in flight; square
-/// 8×8 register micro-tiles, strided writes and staging through a buffer
-/// were all slower here.
-const TILE_COLUMNS: usize = 64;
+/// Measured on 4096×4096 transposes into a reused output (BENCHMARKS.md).
+/// On the Intel Xeon of 2026-12-01 (f64): 32×32 tiles ran at ~4.5× memcpy,
+/// 128×32 at ~3.1×, 256×64 at ~2.9×; square 8×8 register micro-tiles,
+/// strided writes and staging through a buffer were all slower. On the
+/// AMD EPYC (Zen 4) of 2026-12-06 the 256×64 tile ran at 3.6× (f64) and
+/// 8.5× (f32) memcpy, and fewer source rows side by side won: 256×8 at
+/// 1.8× and 2.8× (256×4: 1.9× / 4.3×; 256×16: 2.6× / 4.5×; 512×8 and
+/// 1024×8 slower). Each of the tile's source rows is a stream of `TILE_ROWS`
+/// consecutive values, and eight streams are what this machine's
+/// prefetchers keep up with; each output row still gets whole cache lines
+/// (f64) or half lines that the next tile completes while they are in L1
+/// (f32).
+const TILE_COLUMNS: usize = 8;
 /// Smallest copy worth tiling: below this the source sits in L1/L2 anyway,
 /// and a plain gather needs no pre-filled output (the fresh `Vec` sink
 /// must initialize its slots before a tile can write them out of order).
