@@ -225,8 +225,6 @@ struct Leaves<'r, 'a, 'b, 's, F> {
 
 impl<F: Float> Compiled for Leaves<'_, '_, '_, '_, F> {
     type Output = ();
-    // Index loops over the lanes and levels mirror the tree's definition.
-    #[allow(clippy::needless_range_loop)]
     #[inline(always)]
     fn run(self) {
         let input = self.block.rows;
