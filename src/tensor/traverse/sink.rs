@@ -7,6 +7,11 @@
 //! target slots) that the compiler vectorizes, instead of a per-element
 //! push with its own capacity or bounds check.
 
+/// The run length, in bytes, from which glibc's `memcpy` may use `rep
+/// movsb` (its threshold on CPUs with fast short `rep movsb` is 2112 bytes;
+/// [`Sink::extend_slice`] avoids it from 2048).
+const REP_MOVSB_BYTES: usize = 2048;
+
 /// A row-major output written front to back.
 pub(crate) trait Sink<T: Copy> {
     /// Appends the `len` values of `values` (which yields exactly `len`).
@@ -33,16 +38,23 @@ impl<T: Copy> Sink<T> for Vec<T> {
         self.extend(values);
         debug_assert_eq!(self.len() - before, len, "a run yielded the wrong count");
     }
-    /// An inlined loop of 16-element chunks that updates the length after
-    /// each chunk, not a `memcpy` call. For a run of 2 KiB or more, glibc's
-    /// `memcpy` uses `rep movsb`, which into freshly faulted pages measured
-    /// ~25 % slower than a vector loop on Zen 4 (the `[.., 1..4095]` f32
-    /// slice: 41 vs 31 ms); on merge heads' 512-byte runs the loop measured
-    /// ~8 % faster too. A plain `extend(values.iter().copied())` was no
-    /// defence: LLVM's loop-idiom pass turned it back into that `memcpy` call
-    /// in some binaries. The per-chunk length store keeps it a loop.
+    /// A copy loop, never `memcpy`'s `rep movsb`. From [`REP_MOVSB_BYTES`]
+    /// on, glibc's `memcpy` uses `rep movsb`, which into freshly faulted
+    /// pages measured ~25 % slower than a vector loop on Zen 4 (the
+    /// `[.., 1..4095]` f32 slice: 41 vs 31 ms). A plain
+    /// `extend(values.iter().copied())` is no defence: LLVM's loop-idiom pass
+    /// turns it back into a `memcpy` call in some binaries. So a long run is
+    /// copied in 16-element chunks with the length stored after each, which
+    /// keeps it a loop; a shorter run (merge heads' 512 bytes) keeps the
+    /// plain loop (~4 % faster there than the chunks over 1200 interleaved
+    /// calls), and a `memcpy` that
+    /// short uses vector moves.
     #[inline]
     fn extend_slice(&mut self, values: &[T]) {
+        if size_of_val(values) < REP_MOVSB_BYTES {
+            self.extend(values.iter().copied());
+            return;
+        }
         let (chunks, rest) = values.as_chunks::<16>();
         for chunk in chunks {
             self.extend_from_slice(chunk);
