@@ -47,8 +47,7 @@ impl<T: Copy> Sink<T> for Vec<T> {
     /// copied in 16-element chunks with the length stored after each, which
     /// keeps it a loop; a shorter run (merge heads' 512 bytes) keeps the
     /// plain loop (~4 % faster there than the chunks over 1200 interleaved
-    /// calls), and a `memcpy` that
-    /// short uses vector moves.
+    /// calls), and a `memcpy` that short uses vector moves.
     #[inline]
     fn extend_slice(&mut self, values: &[T]) {
         if size_of_val(values) < REP_MOVSB_BYTES {
