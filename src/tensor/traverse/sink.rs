@@ -126,3 +126,38 @@ impl<T: Copy> Sink<T> for SliceSink<'_, T> {
         &mut self.out[self.at - len..self.at]
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Both copy paths of `extend_slice` (the plain loop below
+    /// `REP_MOVSB_BYTES`, the 16-element chunks from it on, with every
+    /// remainder) append exactly the run, after what the sink already held.
+    #[test]
+    fn extend_slice_appends_every_run_length_exactly() {
+        let source: Vec<f64> = (0..1100).map(|i| f64::from(i) * 0.5 - 7.0).collect();
+        let bytes: Vec<u8> = (0..=255).cycle().take(4200).collect();
+        let chunk_start_f64 = REP_MOVSB_BYTES / size_of::<f64>();
+        for len in [0, 1, 15, 16, 17, chunk_start_f64 - 1, chunk_start_f64]
+            .into_iter()
+            .chain(chunk_start_f64 + 1..chunk_start_f64 + 17)
+            .chain([1000, 1099])
+        {
+            let mut sink = vec![-1.0_f64; 3];
+            sink.extend_slice(&source[1..1 + len]);
+            assert_eq!(sink[..3], [-1.0; 3], "run of {len}");
+            assert_eq!(sink[3..], source[1..1 + len], "run of {len}");
+        }
+        for len in [
+            REP_MOVSB_BYTES - 1,
+            REP_MOVSB_BYTES,
+            REP_MOVSB_BYTES + 15,
+            4199,
+        ] {
+            let mut sink = Vec::new();
+            sink.extend_slice(&bytes[1..1 + len]);
+            assert_eq!(sink, bytes[1..1 + len], "run of {len} bytes");
+        }
+    }
+}
