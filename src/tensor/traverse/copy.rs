@@ -37,11 +37,11 @@ const TILE_ROWS: usize = 256;
 /// AMD EPYC (Zen 4) of 2026-12-06 the 256×64 tile ran at 3.6× (f64) and
 /// 8.5× (f32) memcpy, and fewer source rows side by side won: 256×8 at
 /// 1.8× and 2.8× (256×4: 1.9× / 4.3×; 256×16: 2.6× / 4.5×; 512×8: 2.9× /
-/// 2.7×; 1024×8 for f32: 3.9×). Each of the tile's source rows is a stream of `TILE_ROWS`
-/// consecutive values, and eight streams are what this machine's
-/// prefetchers keep up with; each output row still gets whole cache lines
-/// (f64) or half lines that the next tile completes while they are in L1
-/// (f32).
+/// 2.7×; 1024×8 for f32: 3.9×). Each of the tile's source rows is a stream
+/// of `TILE_ROWS` consecutive values, and eight streams are what this
+/// machine's prefetchers keep up with; each output row still gets whole
+/// cache lines (f64) or half lines that the next tile completes while they
+/// are in L1 (f32).
 const TILE_COLUMNS: usize = 8;
 /// Smallest copy worth tiling: below this the source sits in L1/L2 anyway,
 /// and a plain gather needs no pre-filled output (the fresh `Vec` sink

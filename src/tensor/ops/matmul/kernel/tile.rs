@@ -181,10 +181,7 @@ fn tile<F: Lanes, S: Simd, const MR: usize, const NV: usize>(
             let kc = b_steps.len();
             let rows = rows.map(|row| &row[..kc]);
             for (k, b_step) in b_steps.iter().enumerate() {
-                let mut a_step = [rows[0][k]; MR];
-                for (a, row) in a_step.iter_mut().zip(&rows) {
-                    *a = row[k];
-                }
+                let a_step = std::array::from_fn(|r| rows[r][k]);
                 step::<F, S, MR, NV>(simd, &mut acc, &a_step, b_step);
             }
         }
