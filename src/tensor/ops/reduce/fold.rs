@@ -51,6 +51,7 @@ impl<F: Float> Step<F> for Max {
     fn step(accumulator: F, value: F) -> F {
         max_step(accumulator, value)
     }
+    #[inline(always)]
     fn dense(group: &[F]) -> F {
         let mut partial = PartialMax::new(group[0]);
         partial.update(group);

@@ -50,13 +50,16 @@ const ROWS_MIN_OUTPUTS: usize = 256;
 /// The max policy's result for one dense, non-empty group (first NaN, else
 /// the earliest of the largest), by the same interleaved partial maxima as
 /// `max_axis`'s dense kernel: `argmax_axis` and `softmax_axis` use it, so
-/// they agree with `max_axis` by construction.
+/// they agree with `max_axis` by construction. Inlined, so that a kernel
+/// compiled for a wider instruction set reads the group at its width.
+#[inline(always)]
 pub(crate) fn dense_max<F: Float>(group: &[F]) -> F {
     <Max as Step<F>>::dense(group)
 }
 
 /// [`dense_max`] of `LANES` dense groups of one length, read side by side
 /// (eight memory streams in flight, as `max_axis`'s dense kernel).
+#[inline(always)]
 pub(crate) fn dense_max_lanes<F: Float>(groups: [&[F]; LANES]) -> [F; LANES] {
     <Max as Step<F>>::dense_lanes(groups)
 }

@@ -13,7 +13,7 @@ mod tree_rows;
 pub use argmax::{argmax_axis, argmax_axis_into};
 pub(crate) use fold::LANES;
 pub(crate) use kernel::{dense_max, dense_max_lanes};
-pub(crate) use tree::{Counter, LEAF, leaf_sums, tree_sum_in};
+pub(crate) use tree::{Counter, LEAF, TREE_LANES, leaf_sums, tree_sum_in};
 
 /// The sum of a slice by the fixed tree of `sum_axis` (from +0.0; the
 /// rule is in the [`ops` module docs](crate::tensor::ops#reductions)): the

@@ -11,6 +11,7 @@
 //! the masked ones; `z`, the fixed-tree sum of all `e_j` leaf by leaf as
 //! `sum_axis` adds them; `y_j = e_j / z`.
 
+use super::row::exp_normalize;
 use super::softmax_threads;
 use crate::error::Error;
 use crate::tensor::array::base::ArrayBase;
@@ -18,8 +19,8 @@ use crate::tensor::array::borrow::AsArray;
 use crate::tensor::array::storage::Readable;
 use crate::tensor::element::Element;
 use crate::tensor::float::Float;
-use crate::tensor::math::apply::{Function, map_lanes_on};
-use crate::tensor::ops::reduce::{Counter, LEAF, dense_max, leaf_sums};
+use crate::tensor::math::apply::Function;
+use crate::tensor::ops::reduce::{Counter, dense_max};
 use crate::tensor::ops::widen::{into_narrowed, narrow, widen};
 use crate::tensor::ops::{check_output_shape, output_zeroed, owner};
 use crate::tensor::shape::dimension::Dimension;
@@ -79,25 +80,7 @@ impl<F: Float> RowKernel<F> for Causal {
         let live = n.min(i.saturating_add(self.offset).saturating_add(1));
         let m = dense_max(&out[..live]);
         let masked = Function::Exp.eval(F::neg_infinity() - m);
-        counter.reset();
-        let mut shifted = [F::ZERO; LEAF];
-        let mut first = 0;
-        while first < n {
-            let end = n.min(first + LEAF);
-            let k = live.clamp(first, end) - first;
-            let leaf = &mut out[first..end];
-            for (slot, &x) in shifted.iter_mut().zip(&leaf[..k]) {
-                *slot = x - m;
-            }
-            map_lanes_on(self.dispatch, Function::Exp, &shifted[..k], &mut leaf[..k]);
-            leaf[k..].fill(masked);
-            counter.push(leaf_sums(leaf));
-            first = end;
-        }
-        let z = counter.finish();
-        for y in out.iter_mut() {
-            *y = *y / z;
-        }
+        exp_normalize(self.dispatch, counter, None, out, live, m, masked);
     }
 }
 

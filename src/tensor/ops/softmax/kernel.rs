@@ -10,13 +10,16 @@
 //! operands (`max_axis` -> `(x - m).exp()` -> `sum_axis` -> divide), so the
 //! result is bit-identical to it for every layout. The input is read from
 //! memory once (the maxima), the output written once; the other passes run
-//! on values still in cache. A group is processed one tree leaf (128
-//! values) at a time: `x - m` into a small buffer, `exp` of the buffer as
-//! vectors, the values written out and the leaf's lane sums pushed into
-//! the tree, so the tree never needs a second pass over the output. Dense
-//! groups (attention rows) get their maxima `LANES` at a time, read side
-//! by side by the reduction kernel.
+//! on values still in cache. Dense groups (attention rows) get their maxima
+//! `LANES` at a time, read side by side by the reduction kernel; a group
+//! whose output is contiguous (`Dense`, `Gathered`) is copied there and
+//! finished in place by `row.rs`, one vectorized pass for the exponentials
+//! and their lane sums and one for the division. A group written with a
+//! stride (`Columns`) is processed one tree leaf (128 values) at a time:
+//! `x - m` into a small buffer, `exp` of the buffer as vectors, the values
+//! written out and the leaf's lane sums pushed into the tree.
 
+use super::row::exp_normalize;
 use crate::tensor::float::{Float, max_step};
 use crate::tensor::math::apply::{Function, map_lanes_on};
 use crate::tensor::ops::reduce::{Counter, LANES, LEAF, dense_max, dense_max_lanes, leaf_sums};
@@ -26,7 +29,7 @@ use crate::tensor::traverse::Strided;
 use crate::tensor::traverse::groups::for_each_group;
 use crate::tensor::traverse::parallel::{Split, for_each_block};
 use crate::tensor::traverse::plan::run_iter;
-use crate::tensor::traverse::simd::{Dispatch, tuning};
+use crate::tensor::traverse::simd::{Compiled, Dispatch, tuning};
 use crate::tensor::traverse::sink::{Sink, SliceSink};
 use std::ops::Range;
 
@@ -226,7 +229,8 @@ impl<'a, 's, F: Float> Geometry<'a, 's, F> {
             SoftmaxStrategy::Gathered => each(&mut |x, _| {
                 let values = || run_iter(data, x, in_stride, extent);
                 let m = values().skip(1).fold(data[x], max_step);
-                append(self.dispatch, counter, values(), m, extent, sink);
+                sink.extend_run(extent, values());
+                finish(self.dispatch, counter, m, extent, sink);
             }),
             SoftmaxStrategy::Columns => {
                 let out = sink.next_slots(count * extent, F::ZERO);
@@ -261,40 +265,51 @@ fn dense_block<F: Float>(
     let group = |start: usize| &data[start..start + extent];
     let mut maxima = [F::ZERO; LANES];
     if let Ok(lanes) = <[usize; LANES]>::try_from(starts) {
-        maxima = dense_max_lanes(lanes.map(group));
+        maxima = dispatch.compile(MaxLanes(lanes.map(group)));
     } else {
         for (m, &start) in maxima.iter_mut().zip(starts) {
             *m = dense_max(group(start));
         }
     }
     for (&m, &start) in maxima.iter().zip(starts) {
-        append(
+        // The scores are read from the input, the output written once.
+        let out = sink.next_slots(extent, F::ZERO);
+        exp_normalize(
             dispatch,
             counter,
-            group(start).iter().copied(),
-            m,
+            Some(group(start)),
+            out,
             extent,
-            sink,
+            m,
+            F::ZERO,
         );
     }
 }
 
-/// Appends `exp(x - m)` for the `extent` values of a group while summing
-/// them by the tree, then divides them by the sum in place.
+/// The softmax of the group whose `extent` values were just appended to
+/// `sink`, from its maximum `m`: exponentiated, summed and divided in place
+/// ([`exp_normalize`], a vectorized pass each while the group is in cache).
 #[inline(always)]
-fn append<F: Float>(
+fn finish<F: Float>(
     dispatch: Dispatch,
     counter: &mut Counter<F>,
-    values: impl Iterator<Item = F>,
     m: F,
     extent: usize,
     sink: &mut impl Sink<F>,
 ) {
-    let z = exp_and_sum(dispatch, counter, values, m, extent, |_, leaf| {
-        sink.extend_slice(leaf)
-    });
-    for slot in sink.written_mut(extent) {
-        *slot = *slot / z;
+    let group = sink.written_mut(extent);
+    exp_normalize(dispatch, counter, None, group, extent, m, F::ZERO);
+}
+
+/// [`dense_max_lanes`] compiled for the dispatched instruction set (its
+/// partial maxima at the vector width, not the baseline's).
+struct MaxLanes<'a, F>([&'a [F]; LANES]);
+
+impl<F: Float> Compiled for MaxLanes<'_, F> {
+    type Output = [F; LANES];
+    #[inline(always)]
+    fn run(self) -> [F; LANES] {
+        dense_max_lanes(self.0)
     }
 }
 

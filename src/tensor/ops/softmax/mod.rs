@@ -2,6 +2,7 @@
 
 mod causal;
 mod kernel;
+mod row;
 
 pub(crate) use causal::Causal;
 pub use causal::{causal_softmax, causal_softmax_into};
