@@ -47,16 +47,28 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if let Some(threads) = args.threads {
-        // Every kernel's threads come from rayon's global pool.
-        if let Err(error) = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build_global()
-        {
-            eprintln!("error: could not start {threads} threads: {error}");
+    // The whole run happens on a worker of its own pool (`0`: rayon's
+    // default, `RAYON_NUM_THREADS` or every core). A kernel called there
+    // splits its work with the pool's other threads directly; called from
+    // `main`'s thread it would be handed to the pool and `main` would wait
+    // to be woken, once per kernel. 2-thread decode, six interleaved pairs
+    // against a global pool on a 2-core Zen 4: f32 39.0 against 35.8
+    // tokens/s, bf16 weights 68.7 against 66.2 (means).
+    let pool = match rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.unwrap_or(0))
+        .build()
+    {
+        Ok(pool) => pool,
+        Err(error) => {
+            eprintln!("error: could not start the threads: {error}");
             return ExitCode::FAILURE;
         }
-    }
+    };
+    pool.install(|| run_args(&args))
+}
+
+/// The run `args` ask for, on the calling thread (a worker of the pool).
+fn run_args(args: &Args) -> ExitCode {
     // Refuse an output path that cannot be written before the run, not after it.
     if let Some(path) = &args.logits_out
         && let Err(message) = create_output(path)
@@ -65,10 +77,10 @@ fn main() -> ExitCode {
         return ExitCode::from(2);
     }
     let outcome = match (&args.model, args.f64) {
-        (None, false) => self_check::<f32>(&args),
-        (None, true) => self_check::<f64>(&args),
-        (Some(_), false) => run_file::<f32>(&args),
-        (Some(_), true) => run_file::<f64>(&args),
+        (None, false) => self_check::<f32>(args),
+        (None, true) => self_check::<f64>(args),
+        (Some(_), false) => run_file::<f32>(args),
+        (Some(_), true) => run_file::<f64>(args),
     };
     match outcome {
         Ok(true) => ExitCode::SUCCESS,

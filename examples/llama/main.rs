@@ -61,14 +61,25 @@ fn main() -> ExitCode {
         eprintln!("{FETCH}");
         return ExitCode::from(2);
     };
-    if let Some(threads) = args.threads
-        && let Err(error) = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build_global()
+    // The whole run happens on a worker of its own pool (`0`: rayon's
+    // default), so that each kernel splits its work with the pool's other
+    // threads directly instead of being handed to the pool while `main`
+    // waits (as in the `gpt2` example).
+    let pool = match rayon::ThreadPoolBuilder::new()
+        .num_threads(args.threads.unwrap_or(0))
+        .build()
     {
-        eprintln!("error: could not start {threads} threads: {error}");
-        return ExitCode::FAILURE;
-    }
+        Ok(pool) => pool,
+        Err(error) => {
+            eprintln!("error: could not start the threads: {error}");
+            return ExitCode::FAILURE;
+        }
+    };
+    pool.install(|| run_args(&model, &args))
+}
+
+/// The run `args` ask for, on the calling thread (a worker of the pool).
+fn run_args(model: &std::path::Path, args: &Args) -> ExitCode {
     // Refuse output paths that cannot be written before the run, not after it.
     for path in [&args.logits_out, &args.text_out].into_iter().flatten() {
         if let Err(error) = std::fs::File::create(path) {
@@ -76,7 +87,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     }
-    match run(&model, &args) {
+    match run(model, args) {
         Ok(()) => ExitCode::SUCCESS,
         Err(error) => {
             for path in [&args.logits_out, &args.text_out].into_iter().flatten() {
