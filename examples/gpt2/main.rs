@@ -14,6 +14,8 @@ mod args;
 mod config;
 mod generate;
 mod model;
+#[path = "../common/pool.rs"]
+mod pool;
 #[path = "../common/report.rs"]
 mod report;
 #[cfg(test)]
@@ -47,24 +49,7 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // The whole run happens on a worker of its own pool (`0`: rayon's
-    // default, `RAYON_NUM_THREADS` or every core). A kernel called there
-    // splits its work with the pool's other threads directly; called from
-    // `main`'s thread it would be handed to the pool and `main` would wait
-    // to be woken, once per kernel. 2-thread decode, six interleaved pairs
-    // against a global pool on a 2-core Zen 4: f32 39.0 against 35.8
-    // tokens/s, bf16 weights 68.7 against 66.2 (means).
-    let pool = match rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.unwrap_or(0))
-        .build()
-    {
-        Ok(pool) => pool,
-        Err(error) => {
-            eprintln!("error: could not start the threads: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    pool.install(|| run_args(&args))
+    pool::on_pool(args.threads, || run_args(&args))
 }
 
 /// The run `args` ask for, on the calling thread (a worker of the pool).

@@ -11,6 +11,8 @@
 //! f32 activations and accumulation. See `--help` for the flags; the model
 //! is in [`model`], the weights in [`weights`].
 
+#[path = "../common/pool.rs"]
+mod pool;
 #[path = "../common/prng.rs"]
 mod prng;
 #[path = "../common/report.rs"]
@@ -61,21 +63,7 @@ fn main() -> ExitCode {
         eprintln!("{FETCH}");
         return ExitCode::from(2);
     };
-    // The whole run happens on a worker of its own pool (`0`: rayon's
-    // default), so that each kernel splits its work with the pool's other
-    // threads directly instead of being handed to the pool while `main`
-    // waits (as in the `gpt2` example).
-    let pool = match rayon::ThreadPoolBuilder::new()
-        .num_threads(args.threads.unwrap_or(0))
-        .build()
-    {
-        Ok(pool) => pool,
-        Err(error) => {
-            eprintln!("error: could not start the threads: {error}");
-            return ExitCode::FAILURE;
-        }
-    };
-    pool.install(|| run_args(&model, &args))
+    pool::on_pool(args.threads, || run_args(&model, &args))
 }
 
 /// The run `args` ask for, on the calling thread (a worker of the pool).

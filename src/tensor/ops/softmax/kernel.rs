@@ -11,13 +11,15 @@
 //! result is bit-identical to it for every layout. The input is read from
 //! memory once (the maxima), the output written once; the other passes run
 //! on values still in cache. Dense groups (attention rows) get their maxima
-//! `LANES` at a time, read side by side by the reduction kernel; a group
-//! whose output is contiguous (`Dense`, `Gathered`) is copied there and
-//! finished in place by `row.rs`, one vectorized pass for the exponentials
-//! and their lane sums and one for the division. A group written with a
-//! stride (`Columns`) is processed one tree leaf (128 values) at a time:
-//! `x - m` into a small buffer, `exp` of the buffer as vectors, the values
-//! written out and the leaf's lane sums pushed into the tree.
+//! `LANES` at a time, read side by side by the reduction kernel, and are
+//! then finished by `row.rs` from the input straight into the output: one
+//! vectorized pass for the exponentials and their lane sums, one for the
+//! division. A `Gathered` group (a strided input, a contiguous output) is
+//! gathered into the output and finished there in place the same way. A
+//! group written with a stride (`Columns`) is processed one tree leaf (128
+//! values) at a time: `x - m` into a small buffer, `exp` of the buffer as
+//! vectors, the values written out and the leaf's lane sums pushed into
+//! the tree.
 
 use super::row::exp_normalize;
 use crate::tensor::float::{Float, max_step};
