@@ -11,7 +11,7 @@
 //!    `matmul_affine` computes them;
 //! 2. each row of `S` by the causal softmax's row kernel, as
 //!    `causal_softmax` finishes it: the masked keys of the block's earlier
-//!    rows are never read and become exact zeros;
+//!    rows never enter a result and become exact zeros;
 //! 3. `O[i0..i1] = P · V[..w]` by the product kernel, written straight into
 //!    the output's rows.
 //!

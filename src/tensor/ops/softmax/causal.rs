@@ -1,5 +1,5 @@
 //! `causal_softmax`: the softmax of attention scores under a causal mask,
-//! fused: the mask is never built and masked scores are never read.
+//! fused: the mask is never built and masked scores never enter a result.
 //!
 //! Per row `i` (the query, axis `R - 2`) of the last axis (the keys), the
 //! keys `j <= i + offset` are live; the others count as `-inf`. The row is
@@ -103,9 +103,10 @@ impl<F: Float> RowKernel<F> for Causal {
 /// 1)`. So the live keys sum to 1 up to rounding and masked keys are
 /// exactly 0, except where the composition gives NaN (a live NaN or
 /// `+inf`, or every live score `-inf`: the whole row is NaN, as in
-/// PyTorch). Fused: the mask is never built, masked scores are never read
-/// nor exponentiated, each row is copied into the output and finished
-/// there in cache; nothing is allocated but the output.
+/// PyTorch). Fused: the mask is never built and masked scores never enter
+/// a result (only the one vector of a row that straddles the mask's edge
+/// computes `exp` of some and drops them); each row is copied into the
+/// output and finished there in cache; nothing is allocated but the output.
 ///
 /// # Errors
 /// [`Error::RankTooSmall`] for rank 0 or 1, then [`Error::ShapeOverflow`],

@@ -12,7 +12,9 @@
 //! lane by lane after the whole vectors. Every value is computed by the
 //! same IEEE operations on every instruction set (the subtraction, the
 //! crate's `exp`, the additions, the division), so the row is bit-identical
-//! to the composition `(x - m).exp()`, `sum_axis`, divide.
+//! to the composition `(x - m).exp()`, `sum_axis`, divide (a NaN result
+//! is NaN there too; its payload bits are unspecified, as everywhere in the
+//! crate).
 //!
 //! It replaced a leaf-by-leaf loop (a dispatched `exp` call per 128 values,
 //! the subtraction, lane sums and division at the baseline's width, and
