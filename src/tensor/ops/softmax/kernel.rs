@@ -274,11 +274,8 @@ fn dense_block<F: Float>(
         }
     }
     for (&m, &start) in maxima.iter().zip(starts) {
-        // The scores are read from the input, the output written once. A
-        // fresh output's slots are filled first; the zero goes through
-        // `black_box` so that the fill stays a vector loop and does not
-        // become `memset` (see `ops::output_zeroed`).
-        let out = sink.next_slots(extent, std::hint::black_box(F::ZERO));
+        // The scores are read from the input, the output written once.
+        let out = sink.next_slots(extent, F::ZERO);
         exp_normalize(
             dispatch,
             counter,
