@@ -129,9 +129,10 @@ fn every_block_edge() -> TestResult {
     // n = 1030: past a 1024-column block by less than one vector;
     // k = 1060 at n = 1030: the packed right operand of a full column
     // block is one slice per group (512 KiB), so five groups follow;
-    // [70, 260, 700]: 70 rows split by rows, the 720 KiB of packed right
-    // panels packed on the threads, panel by panel (a prompt's columns
-    // split instead, each range packed by its one thread).
+    // [70, 260, 700]: 70 rows split by rows, one block per thread (36 and
+    // 34 rows on 2 threads, 24, 24 and 22 on 3), each block packing its
+    // own 720 KiB of right panels (a prompt's columns split instead, each
+    // range packed by its one thread).
     for size in [
         [97, 20, 70],
         [7, 513, 33],

@@ -4,15 +4,17 @@
 //! Per matrix: blocks of [`NC`] columns, then [`KC`]-deep slices of `k` in
 //! ascending order, then [`MC`] rows. The right block's slices (`KC × NC`
 //! each, as many as [`PACK_BUDGET`] holds) are packed into zero-padded
-//! `NR`-column panels (by the threads too, panel by panel, from
-//! [`PARALLEL_PACK_BYTES`]) and shared by all threads, which then run
-//! through them in one parallel region; each row task reads its left rows in
-//! place where their columns are contiguous, else packs them into `MR`-row
-//! panels. A product of at most [`COLUMN_SPLIT_MAX_ROWS`] rows (a
-//! prompt against a weight) on several threads splits its columns instead
-//! of its rows. A `k` slice continues the chains where the previous
-//! slice stored them (the first starts them at +0.0; a stored float is
-//! reloaded exactly).
+//! `NR`-column panels; the left rows are read in place where their columns
+//! are contiguous, else packed into `MR`-row panels. A `k` slice continues
+//! the chains where the previous slice stored them (the first starts them
+//! at +0.0; a stored float is reloaded exactly).
+//!
+//! Threads never share a packed panel. A batch that keeps them evenly busy
+//! goes whole matrices per thread; otherwise one matrix is split into one
+//! block of rows per thread ([`row_split`]), or, up to
+//! [`COLUMN_SPLIT_MAX_ROWS`] rows (a prompt against a weight), into one
+//! range of columns per thread ([`column_split`]), and every block is a
+//! one-thread product that packs what it reads itself.
 //!
 //! The register tile holds `MR × NV` vectors of accumulators (`NR = NV ·
 //! lanes` output columns), each updated by one fused multiply-add per `k`
@@ -40,18 +42,17 @@ const KC: usize = 256;
 const MC: usize = 96;
 /// Columns per packed right block (a multiple of every `NR`).
 const NC: usize = 1024;
-/// Bytes of the right operand packed for one parallel region at most:
-/// whole [`KC`] slices of one column block, at least one. Half of one
-/// core's 1 MiB L2 here: a larger group (4 MiB was tried) lets the first
-/// slices' panels leave L2 before the tiles read them, and the 512² product
-/// lost 5 % on one thread and 8 % on two. At the README training model's
-/// sizes a `k = 128` product is one group and a `k = 512` one two.
+/// Bytes of the right operand packed at once at most: whole [`KC`] slices
+/// of one column block, at least one. Half of one core's 1 MiB L2 here: a
+/// larger group (4 MiB was tried) lets the first slices' panels leave L2
+/// before the tiles read them, and the 512² product lost 5 % on one thread.
 const PACK_BUDGET: usize = 1 << 19;
 
 /// Rows of a product up to which several threads split its columns rather
-/// than its rows: split by rows, each of the `⌈m / MR⌉` row tasks of a
-/// prompt's 32 rows would read the whole right operand (GPT-2's weights,
-/// from memory), so two threads ran a 32-token prefill no faster than one.
+/// than its rows: split by rows, every thread reads and packs the whole
+/// right operand (GPT-2's weights, from memory) for a few rows. On two
+/// threads `[16, 768] x [768, 3072]` took 0.67 ms split by columns and
+/// 0.88 ms by rows; from 32 to 64 rows the two were within 5 %.
 const COLUMN_SPLIT_MAX_ROWS: usize = 64;
 
 /// Columns of one task of a column split: a multiple of this (of every
@@ -59,9 +60,10 @@ const COLUMN_SPLIT_MAX_ROWS: usize = 64;
 /// only the last task has a ragged panel.
 const COLUMN_ALIGN: usize = 64;
 
-/// Bytes of packed right operand from which a parallel product packs its
-/// panels on the threads too (the row tasks wait for the packing anyway).
-const PARALLEL_PACK_BYTES: usize = 1 << 18;
+/// Rows of one task of a row split: a multiple of this (the register
+/// tile's `MR` on AVX-512 and AVX2), so that only the last task has a
+/// ragged panel there (the scalar fallback's 4-row tile may get one more).
+const ROW_ALIGN: usize = 6;
 
 /// The packing buffers of one thread, grown on first use.
 #[derive(Default)]
@@ -81,28 +83,23 @@ thread_local! {
     /// zero padding included, before it is read, so old contents never
     /// reach a result.
     static CACHED: Cache = const { RefCell::new(None) };
-    /// The left panels of the row tasks this thread runs for a parallel
-    /// product (a pool thread's, or the caller's while its own [`CACHED`]
-    /// buffers are out): kept the same way, so a region's tasks do not
-    /// allocate and zero-fill fresh pages (a freed worker buffer goes back
-    /// to the system, and faulting it in again cost 13 % of a two-thread
-    /// 512² product).
-    static ROW_PANELS: Cache = const { RefCell::new(None) };
-    /// The packing buffers of the column tasks this thread runs for a
+    /// The packing buffers of the tasks this thread runs for a row or
     /// column split (the caller's own [`CACHED`] buffers are out then),
-    /// kept the same way.
-    static COLUMN_TASKS: Cache = const { RefCell::new(None) };
+    /// kept the same way, so a split's tasks do not allocate and zero-fill
+    /// fresh pages (a freed worker buffer goes back to the system, and
+    /// faulting it in again cost 13 % of a two-thread 512² product).
+    static SPLIT_TASKS: Cache = const { RefCell::new(None) };
 }
 
 /// All matrices of `problem` into `out`: whole matrices per thread when the
-/// batch splits evenly, else one matrix after another with row blocks
-/// spread over the threads (column ranges for a matrix of at most
-/// [`COLUMN_SPLIT_MAX_ROWS`] rows, see [`column_split`]).
+/// batch splits evenly, else one matrix after another, each split into one
+/// block of rows per thread ([`row_split`]; column ranges for a matrix of
+/// at most [`COLUMN_SPLIT_MAX_ROWS`] rows, see [`column_split`]).
 ///
-/// The packing buffers (at most `MC·KC` values per task and the larger of
-/// [`PACK_BUDGET`] bytes and `KC·(NC + 64)` values per matrix, plus the
-/// `m·n` staging values of a column split) are reserved fallibly; a
-/// failure stops the product with [`AllocationFailed`].
+/// The packing buffers (per thread: at most `MC·KC` values and the larger
+/// of [`PACK_BUDGET`] bytes and `KC·(NC + 64)` values, plus the `m·n`
+/// staging values of a column split) are reserved fallibly; a failure
+/// stops the product with [`AllocationFailed`].
 pub(super) fn run<F: Float>(
     dispatch: Dispatch,
     problem: &Problem<'_, '_, F>,
@@ -135,7 +132,14 @@ pub(super) fn run<F: Float>(
         for (index, out) in chunks.enumerate() {
             let (a, b) = problem.matrices(index);
             let matrix = OneMatrix { a, b, m, n, k };
-            result = if threads > 1 && m <= COLUMN_SPLIT_MAX_ROWS && n >= 2 * COLUMN_ALIGN {
+            result = if threads <= 1 {
+                dispatch.run(Product {
+                    matrix,
+                    out,
+                    scratch: &mut scratch,
+                    epilogue,
+                })
+            } else if m <= COLUMN_SPLIT_MAX_ROWS && n >= 2 * COLUMN_ALIGN {
                 column_split(
                     dispatch,
                     matrix,
@@ -145,13 +149,7 @@ pub(super) fn run<F: Float>(
                     threads,
                 )
             } else {
-                dispatch.run(Product {
-                    matrix,
-                    out,
-                    scratch: &mut scratch,
-                    epilogue,
-                    threads,
-                })
+                row_split(dispatch, matrix, out, epilogue, threads)
             };
             if result.is_err() {
                 break;
@@ -160,6 +158,45 @@ pub(super) fn run<F: Float>(
         put_cached(&CACHED, scratch);
         result
     }
+}
+
+/// One matrix on `threads` threads: its rows in one block per thread
+/// (whole multiples of [`ROW_ALIGN`]), each block a one-thread product of
+/// its rows by the whole right operand, written straight into its rows of
+/// `out`.
+///
+/// Each thread packs the right operand's panels it reads itself, so no
+/// packed panel is ever written by one core and read by another. The
+/// panels used to be packed once and shared by all row tasks (fewer
+/// copies); on the 2-vCPU AMD EPYC of 2026-12-06 the copies into a buffer
+/// the other core had just read took 17-19 % of a two-thread 512² product,
+/// and splitting by rows with private panels made it 1.15-1.2× faster
+/// (1.36-1.40 ms against 1.60-1.67; candle-core 1.58-1.67), `[128, 768] x
+/// [768, 3072]` 1.9× (3.4 against 6.5 ms). One block per thread rather than
+/// several smaller ones, because every block packs the right operand again.
+///
+/// Every output element's chain is the one-thread product's, so the bits do
+/// not depend on the split.
+fn row_split<F: Float>(
+    dispatch: Dispatch,
+    matrix: OneMatrix<'_, F>,
+    out: &mut [F],
+    epilogue: Option<Epilogue<'_, F>>,
+    threads: usize,
+) -> Result<(), AllocationFailed> {
+    let OneMatrix { a, m, n, .. } = matrix;
+    let rows = m.div_ceil(threads).next_multiple_of(ROW_ALIGN);
+    out.par_chunks_mut(rows * n)
+        .enumerate()
+        .try_for_each(|(task, part)| {
+            let a = Matrix {
+                base: a.base + task * rows * a.row,
+                ..a
+            };
+            let m = part.len() / n;
+            let block = OneMatrix { a, m, ..matrix };
+            one_thread(dispatch, &SPLIT_TASKS, block, part, epilogue)
+        })
 }
 
 /// One matrix of at most [`COLUMN_SPLIT_MAX_ROWS`] rows on `threads`
@@ -203,7 +240,7 @@ fn column_split<F: Float>(
                 n: columns,
                 k,
             };
-            one_thread(dispatch, &COLUMN_TASKS, matrix, part, epilogue)
+            one_thread(dispatch, &SPLIT_TASKS, matrix, part, epilogue)
         })?;
     for (task, part) in staging.chunks(m * width).enumerate() {
         let (first, columns) = (task * width, part.len() / m);
@@ -229,7 +266,6 @@ fn one_thread<F: Float>(
         out,
         scratch: &mut scratch,
         epilogue,
-        threads: 1,
     });
     put_cached(cache, scratch);
     result
@@ -251,7 +287,6 @@ struct Product<'a, 'o, 's, F> {
     out: &'o mut [F],
     scratch: &'s mut Scratch<F>,
     epilogue: Option<Epilogue<'a, F>>,
-    threads: usize,
 }
 
 impl<F: Float> WithSimd for Product<'_, '_, '_, F> {
@@ -264,9 +299,8 @@ impl<F: Float> WithSimd for Product<'_, '_, '_, F> {
             out,
             scratch,
             epilogue,
-            threads,
         } = self;
-        let run = (scratch, epilogue, threads);
+        let run = (scratch, epilogue);
         if S::REGISTER_COUNT >= 32 {
             product::<F, S, 6, 4>(simd, matrix, out, run)
         } else if lanes::<F, S>() > 1 {
@@ -277,25 +311,22 @@ impl<F: Float> WithSimd for Product<'_, '_, '_, F> {
     }
 }
 
-/// The loop nest of one matrix with an `MR × NV`-vector tile.
+/// The loop nest of one matrix with an `MR × NV`-vector tile, on the
+/// calling thread.
 ///
 /// Per block of [`NC`] columns, the right operand is packed for as many
-/// [`KC`] slices as [`PACK_BUDGET`] holds,
-/// and then the row tasks run through those slices in one parallel region:
-/// one wake-up of the pool per group instead of two per slice, which is
-/// what the hundreds of small products of a training step paid for. A
-/// task finishing the last group applies the epilogue to its rows of the
-/// block's columns while they are in cache.
+/// [`KC`] slices as [`PACK_BUDGET`] holds, and then the rows run through
+/// those slices; the group finishing the chains applies the epilogue to
+/// the block's columns while they are in cache.
 #[inline(always)]
 fn product<F: Float, S: Simd, const MR: usize, const NV: usize>(
     simd: S,
     matrix: OneMatrix<'_, F>,
     out: &mut [F],
-    (scratch, epilogue, threads): (&mut Scratch<F>, Option<Epilogue<'_, F>>, usize),
+    (scratch, epilogue): (&mut Scratch<F>, Option<Epilogue<'_, F>>),
 ) -> Result<(), AllocationFailed> {
-    let OneMatrix { a, b, m, n, k } = matrix;
+    let OneMatrix { a, b, n, k, .. } = matrix;
     let nr = NV * lanes::<F, S>();
-    let rows_per_task = rows_per_task(m, MR, threads);
     for jc in (0..n).step_by(NC) {
         let nc = NC.min(n - jc);
         let packed = nc.next_multiple_of(nr);
@@ -303,12 +334,10 @@ fn product<F: Float, S: Simd, const MR: usize, const NV: usize>(
         for pg in (0..k).step_by(group_depth) {
             let depth = group_depth.min(k - pg);
             let b_pack = try_scratch(&mut scratch.b, packed * depth, F::ZERO)?;
-            let parallel_pack =
-                threads > 1 && packed * depth * size_of::<F>() >= PARALLEL_PACK_BYTES;
             for (s, slice) in b_pack.chunks_mut(packed * KC).enumerate() {
                 let pc = pg + s * KC;
                 let kc = KC.min(k - pc);
-                let pack = |(p, panel): (usize, &mut [F])| {
+                for (p, panel) in slice.chunks_exact_mut(nr * kc).enumerate() {
                     let first = jc + p * nr;
                     let source = Source {
                         data: b.data,
@@ -317,14 +346,6 @@ fn product<F: Float, S: Simd, const MR: usize, const NV: usize>(
                         step_stride: b.row,
                     };
                     pack_panel(source, nr.min(jc + nc - first), nr, kc, panel);
-                };
-                if parallel_pack {
-                    slice
-                        .par_chunks_exact_mut(nr * kc)
-                        .enumerate()
-                        .for_each(pack);
-                } else {
-                    slice.chunks_exact_mut(nr * kc).enumerate().for_each(pack);
                 }
             }
             let group = Group {
@@ -337,45 +358,16 @@ fn product<F: Float, S: Simd, const MR: usize, const NV: usize>(
                 n,
                 epilogue: epilogue.filter(|_| pg + depth == k),
             };
-            if rows_per_task < m {
-                out.par_chunks_mut(rows_per_task * n)
-                    .enumerate()
-                    .try_for_each(|(task, out)| {
-                        let mut a_pack = take_cached::<Vec<F>>(&ROW_PANELS);
-                        let result = simd.vectorize(RowBlock::<F, MR, NV> {
-                            group,
-                            first_row: task * rows_per_task,
-                            out,
-                            a_pack: &mut a_pack,
-                        });
-                        put_cached(&ROW_PANELS, a_pack);
-                        result
-                    })?;
-            } else {
-                row_block::<F, S, MR, NV>(simd, group, 0, out, &mut scratch.a)?;
-            }
+            row_block::<F, S, MR, NV>(simd, group, out, &mut scratch.a)?;
         }
     }
     Ok(())
 }
 
-/// Rows per thread task: about [`MC`], a multiple of `MR`, and at least four
-/// tasks per thread so that rayon can even out the last ones. `m` itself
-/// (one task) on one thread.
-fn rows_per_task(m: usize, mr: usize, threads: usize) -> usize {
-    if threads <= 1 {
-        return m;
-    }
-    let panels = m.div_ceil(mr);
-    let tasks = panels.div_ceil(MC / mr).max(4 * threads).min(panels);
-    panels.div_ceil(tasks) * mr
-}
-
-/// What every row task of one parallel region shares: the left operand,
-/// the `k` range `pg..pg + depth` (whole [`KC`] slices but the last), the
-/// right operand's packed slices of that range for columns `jc..jc + nc`
-/// (slice after slice, each `nc` rounded up to whole panels wide), and the
-/// output's row length.
+/// One group of a product: the left operand, the `k` range `pg..pg +
+/// depth` (whole [`KC`] slices but the last), the right operand's packed
+/// slices of that range for columns `jc..jc + nc` (slice after slice, each
+/// `nc` rounded up to whole panels wide), and the output's row length.
 #[derive(Clone, Copy)]
 struct Group<'a, 'p, F> {
     a: Matrix<'a, F>,
@@ -389,25 +381,7 @@ struct Group<'a, 'p, F> {
     epilogue: Option<Epilogue<'a, F>>,
 }
 
-/// The `WithSimd` body of one thread task: rows `first_row..` of a group,
-/// `out` holding those rows of the output.
-struct RowBlock<'a, 'p, 'o, 's, F, const MR: usize, const NV: usize> {
-    group: Group<'a, 'p, F>,
-    first_row: usize,
-    out: &'o mut [F],
-    a_pack: &'s mut Vec<F>,
-}
-
-impl<F: Float, const MR: usize, const NV: usize> WithSimd for RowBlock<'_, '_, '_, '_, F, MR, NV> {
-    type Output = Result<(), AllocationFailed>;
-
-    #[inline(always)]
-    fn with_simd<S: Simd>(self, simd: S) -> Self::Output {
-        row_block::<F, S, MR, NV>(simd, self.group, self.first_row, self.out, self.a_pack)
-    }
-}
-
-/// Rows `first_row..first_row + out.len() / n` of one group: for each `k`
+/// All rows of one group (`out` holds them): for each `k`
 /// slice in ascending order, in blocks of [`MC`] rows, run the tiles on
 /// the left rows (read in place when their columns are contiguous, else
 /// packed first).
@@ -415,7 +389,6 @@ impl<F: Float, const MR: usize, const NV: usize> WithSimd for RowBlock<'_, '_, '
 fn row_block<F: Float, S: Simd, const MR: usize, const NV: usize>(
     simd: S,
     group: Group<'_, '_, F>,
-    first_row: usize,
     out: &mut [F],
     a_pack: &mut Vec<F>,
 ) -> Result<(), AllocationFailed> {
@@ -448,7 +421,7 @@ fn row_block<F: Float, S: Simd, const MR: usize, const NV: usize>(
             if a.col == 1 {
                 let left = Left::Rows {
                     data: a.data,
-                    base: a.base + (first_row + ic) * a.row + pc,
+                    base: a.base + ic * a.row + pc,
                     stride: a.row,
                 };
                 tiles::<F, S, MR, NV>(simd, block, left, out);
@@ -456,14 +429,14 @@ fn row_block<F: Float, S: Simd, const MR: usize, const NV: usize>(
             }
             let a_pack = try_scratch(a_pack, mc.next_multiple_of(MR) * kc, F::ZERO)?;
             for (q, panel) in a_pack.chunks_exact_mut(MR * kc).enumerate() {
-                let first = first_row + ic + q * MR;
+                let first = ic + q * MR;
                 let source = Source {
                     data: a.data,
                     base: a.base + first * a.row + pc * a.col,
                     lane_stride: a.row,
                     step_stride: a.col,
                 };
-                pack_panel(source, MR.min(first_row + ic + mc - first), MR, kc, panel);
+                pack_panel(source, MR.min(ic + mc - first), MR, kc, panel);
             }
             tiles::<F, S, MR, NV>(simd, block, Left::Packed(a_pack), out);
         }

@@ -32,9 +32,10 @@
 //!   packed panels and a register tile chosen per instruction set.
 //!
 //! Threads (rayon, see [`super::simd`]): whole matrices of a batch, else
-//! row blocks of one matrix, else (up to 64 rows: a prompt; or one row:
-//! decoding) column ranges are handed to the pool when the product has at
-//! least `PARALLEL_MIN_FLOPS` of work.
+//! one block of rows of one matrix per thread, else (up to 64 rows: a
+//! prompt; or one row: decoding) column ranges are handed to the pool when
+//! the product has at least `PARALLEL_MIN_FLOPS` of work; each thread packs
+//! the panels it reads itself.
 
 mod epilogue;
 mod gemm;
