@@ -180,7 +180,10 @@ pub(super) fn run<F: Float>(
 /// and splitting by rows with private panels made it 1.15-1.2× faster
 /// (1.36-1.40 ms against 1.60-1.67; candle-core 1.58-1.67), `[128, 768] x
 /// [768, 3072]` 1.9× (3.4 against 6.5 ms). One block per thread rather than
-/// several smaller ones, because every block packs the right operand again.
+/// several smaller ones, because every block packs the right operand again:
+/// a block of `r` rows copies each right value once for `r` fused
+/// multiply-adds, so on many threads a product of a few rows per thread
+/// spends a larger share on packing (and up to 64 rows splits by columns).
 ///
 /// Every output element's chain is the one-thread product's, so the bits do
 /// not depend on the split.
