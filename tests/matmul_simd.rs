@@ -5,7 +5,7 @@
 //! layouts (permuted storage order, padding, offsets, a stride-0 axis,
 //! broadcast batch axes) and sizes that cross every block edge of the kernel:
 //! rows past the register tile and the row blocks, columns past the vector
-//! tiles and the 1024-column blocks, `k` past the 512-deep slices, and the
+//! tiles and the 1024-column blocks, `k` past the 256-deep slices, and the
 //! one-to-four-row decode path.
 
 #[path = "common/matmul_reference.rs"]
@@ -73,8 +73,8 @@ fn sizes() -> impl Strategy<Value = (Vec<usize>, usize, usize, usize)> {
         2 => (batch(), 1..=4_usize, 1..=300_usize, 1..=200_usize),
         // Row tiles (6 rows) and row blocks (96 rows, thread tasks).
         2 => (batch(), 5..=200_usize, 1..=24_usize, 1..=70_usize),
-        // k past one and two 512-deep slices.
-        1 => (Just(vec![]), 5..=14_usize, 500..=1100_usize, 1..=70_usize),
+        // k past one and two 256-deep slices.
+        1 => (Just(vec![]), 5..=14_usize, 250..=600_usize, 1..=70_usize),
         // Columns past the 1024-column block.
         1 => (Just(vec![]), 5..=9_usize, 1..=6_usize, 1000..=1100_usize),
     ]
@@ -125,10 +125,11 @@ fn both_right_layouts_everywhere<F: Float + Bits>(
 #[test]
 fn every_block_edge() -> TestResult {
     // 97 rows: 16 full 6-row tiles and one of 1, past a 96-row block;
-    // k = 513: one full 512-deep slice and one more step;
+    // k = 513: two full 256-deep slices and one more step;
     // n = 1030: past a 1024-column block by less than one vector;
-    // k = 1060 at n = 1030: a full column block's slice is more than the
-    // 512 KiB pack budget, so each group is one slice: 512, 512 and 36;
+    // k = 1060 at n = 1030: a full column block's slice (1 MiB of f32) is
+    // more than the 512 KiB pack budget, so each group is one slice: four
+    // of 256 and one of 36;
     // [70, 260, 700]: 70 rows split by rows, one block per thread (36 and
     // 34 rows on 2 threads, 24, 24 and 22 on 3), each block packing its
     // own 720 KiB of right panels (a prompt's columns split instead, each

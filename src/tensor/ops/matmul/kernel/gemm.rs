@@ -36,23 +36,23 @@ use rayon::prelude::*;
 use std::cell::RefCell;
 use std::thread::LocalKey;
 
-/// Depth of one `k` slice. On the AMD EPYC (Zen 4) of 2026-12-06, one
-/// thread, 512 against 256: 512² `f32` 2.44-2.46 against 2.48-2.50 ms
-/// (candle-core 2.48), 1024² `f32` and `f64` 2 % faster, `[1024, 1024] x
-/// [1024, 64]` 3 %, `[128, 768] x [768, 3072]` even; 384 was no faster than
-/// 256. Each left panel (`MR` rows of the slice, 12 KiB in `f32`) still
-/// sits in L1 while it meets every right panel.
-const KC: usize = 512;
+/// Depth of one `k` slice. 512 was 1-3 % faster on the AMD EPYC (Zen 4)
+/// of 2026-12-06 (512² `f32` on one thread 2.44-2.46 against 2.48-2.50
+/// ms), but on the Intel Xeon of the same day a prompt's products
+/// (`[32, 768] x [768, 2304]` and the like) lost 11 %: GPT-2 small's
+/// 32-token prefill 252-276 against 288-317 tokens/s on one thread, three
+/// interleaved pairs. A full column block's slice, 1024 columns by 512
+/// `f32`, is 2 MiB, that core's whole L2, and every left panel streams it
+/// again; at 256 it is 1 MiB and stays there.
+const KC: usize = 256;
 /// Rows per packed left block (a multiple of every `MR`).
 const MC: usize = 96;
 /// Columns per packed right block (a multiple of every `NR`).
 const NC: usize = 1024;
 /// Bytes of the right operand packed at once at most: whole [`KC`] slices
-/// of one column block, at least one (a full block's slice, 1024 columns
-/// by 512 `f32`, is 2 MiB: one at a time). Half of one core's 1 MiB L2
-/// here: a larger group (4 MiB was tried) lets the first slices' panels
-/// leave L2 before the tiles read them, and the 512² product lost 5 % on
-/// one thread.
+/// of one column block, at least one. Half of one core's 1 MiB L2 here: a
+/// larger group (4 MiB was tried) lets the first slices' panels leave L2
+/// before the tiles read them, and the 512² product lost 5 % on one thread.
 const PACK_BUDGET: usize = 1 << 19;
 
 /// Rows of a product up to which several threads split its columns rather
