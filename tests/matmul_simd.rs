@@ -148,6 +148,27 @@ fn every_block_edge() -> TestResult {
 }
 
 #[test]
+fn short_last_tiles_of_rows_read_in_place() -> TestResult {
+    // Left rows read in place end with a 2-row tile when 1 or 2 rows are
+    // left of the 6-row tile, a 4-row one for 3 or 4 (AVX-512 and AVX2),
+    // and the scalar 4-row tile ends with a 2-row one for 1 or 2: rows
+    // 7 to 11 and a 32-row prompt, k past a 256-deep slice, n past a
+    // vector tile, on every thread count.
+    for size in [
+        [7, 20, 70],
+        [8, 300, 70],
+        [9, 20, 130],
+        [10, 300, 70],
+        [11, 20, 70],
+        [32, 300, 130],
+    ] {
+        both_right_layouts_everywhere::<f32>(size, |x| x as f32)?;
+        both_right_layouts_everywhere::<f64>(size, |x| x)?;
+    }
+    Ok(())
+}
+
+#[test]
 fn one_to_four_rows_split_over_columns_or_rows() -> TestResult {
     // One matrix of 1 to 4 rows: on several threads one row splits into
     // column ranges, more rows split by row; k past one staged block.
