@@ -122,6 +122,16 @@ fn both_right_layouts_everywhere<F: Float + Bits>(
     Ok(())
 }
 
+/// [`both_right_layouts_everywhere`] for each `[m, k, n]` of `sizes`, in
+/// `f32` and in `f64`.
+fn in_f32_and_f64(sizes: &[[usize; 3]]) -> TestResult {
+    for &size in sizes {
+        both_right_layouts_everywhere::<f32>(size, |x| x as f32)?;
+        both_right_layouts_everywhere::<f64>(size, |x| x)?;
+    }
+    Ok(())
+}
+
 #[test]
 fn every_block_edge() -> TestResult {
     // 97 rows: 16 full 6-row tiles and one of 1, past a 96-row block;
@@ -134,17 +144,13 @@ fn every_block_edge() -> TestResult {
     // 34 rows on 2 threads, 24, 24 and 22 on 3), each block packing its
     // own 720 KiB of right panels (a prompt's columns split instead, each
     // range packed by its one thread).
-    for size in [
+    in_f32_and_f64(&[
         [97, 20, 70],
         [7, 513, 33],
         [7, 9, 1030],
         [9, 1060, 1030],
         [70, 260, 700],
-    ] {
-        both_right_layouts_everywhere::<f32>(size, |x| x as f32)?;
-        both_right_layouts_everywhere::<f64>(size, |x| x)?;
-    }
-    Ok(())
+    ])
 }
 
 #[test]
@@ -154,18 +160,14 @@ fn short_last_tiles_of_rows_read_in_place() -> TestResult {
     // and the scalar 4-row tile ends with a 2-row one for 1 or 2: rows
     // 7 to 11 and a 32-row prompt, k past a 256-deep slice, n past a
     // vector tile, on every thread count.
-    for size in [
+    in_f32_and_f64(&[
         [7, 20, 70],
         [8, 300, 70],
         [9, 20, 130],
         [10, 300, 70],
         [11, 20, 70],
         [32, 300, 130],
-    ] {
-        both_right_layouts_everywhere::<f32>(size, |x| x as f32)?;
-        both_right_layouts_everywhere::<f64>(size, |x| x)?;
-    }
-    Ok(())
+    ])
 }
 
 #[test]
