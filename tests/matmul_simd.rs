@@ -171,6 +171,30 @@ fn short_last_tiles_of_rows_read_in_place() -> TestResult {
 }
 
 #[test]
+fn a_packed_left_operand_splits_by_rows_too() -> TestResult {
+    // A left operand whose columns are not contiguous (a transposed view)
+    // is packed into 6-row panels instead of read in place, in every block
+    // of a row split: 70 rows on 2 and 3 threads, k past a 256-deep slice;
+    // 97 rows past a 96-row block, ending with a 1-row packed panel.
+    for [m, k, n] in [[70, 260, 700], [97, 20, 70]] {
+        let stored = Tensor::from_fn([k, m], |[p, i]| wiggle(i * 7919 + p * 104_729))?;
+        let a = stored.view().transpose(0, 1)?;
+        let b = Tensor::from_fn([k, n], |[p, j]| wiggle(j * 31 + p * 1_000_003 + 5))?;
+        let expected = naive(&a.into_dyn(), &b.view().into_dyn()).1;
+        for simd in LEVELS {
+            for threads in THREADS {
+                let out = under(simd, threads, || matmul(&a, &b.view()))??;
+                assert!(
+                    bits(out.as_slice()) == expected,
+                    "{simd:?} on {threads} threads: [{m}, {k}] (transposed) x [{k}, {n}]"
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
+#[test]
 fn one_to_four_rows_split_over_columns_or_rows() -> TestResult {
     // One matrix of 1 to 4 rows: on several threads one row splits into
     // column ranges, more rows split by row; k past one staged block.

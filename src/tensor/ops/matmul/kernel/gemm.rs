@@ -69,7 +69,8 @@ const COLUMN_ALIGN: usize = 64;
 
 /// Rows of one task of a row split: a multiple of this (the register
 /// tile's `MR` on AVX-512 and AVX2), so that only the last task has a
-/// ragged panel there (the scalar fallback's 4-row tile may get one more).
+/// ragged panel there. On the scalar fallback's 4-row tile a block of 6,
+/// 18, 30, ... rows ends with 2 rows, which run in a 2-row tile.
 const ROW_ALIGN: usize = 6;
 
 /// The packing buffers of one thread, grown on first use.
@@ -105,8 +106,10 @@ thread_local! {
 ///
 /// The packing buffers (per thread: at most `MC·KC` values and the larger
 /// of [`PACK_BUDGET`] bytes and `KC·(NC + 64)` values, plus the `m·n`
-/// staging values of a column split) are reserved fallibly; a failure
-/// stops the product with [`AllocationFailed`].
+/// staging values of a column split; twice that on the calling thread of
+/// a split, which keeps its own cached buffers while its task uses those
+/// of [`SPLIT_TASKS`]) are reserved fallibly; a failure stops the product
+/// with [`AllocationFailed`].
 pub(super) fn run<F: Float>(
     dispatch: Dispatch,
     problem: &Problem<'_, '_, F>,
@@ -183,7 +186,8 @@ pub(super) fn run<F: Float>(
 /// several smaller ones, because every block packs the right operand again:
 /// a block of `r` rows copies each right value once for `r` fused
 /// multiply-adds, so on many threads a product of a few rows per thread
-/// spends a larger share on packing (and up to 64 rows splits by columns).
+/// spends a larger share on packing (and up to 64 rows splits by columns
+/// when there are at least 128 of them).
 ///
 /// Every output element's chain is the one-thread product's, so the bits do
 /// not depend on the split.

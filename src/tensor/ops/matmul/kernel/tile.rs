@@ -1,7 +1,8 @@
 //! The register tile of the packed product ([`super::gemm`]): `MR × NV`
 //! vectors of chains, each advanced one fused multiply-add per step of `k`
-//! in ascending order, over a packed left panel and a packed right panel;
-//! and the loop that runs the tiles of one row block over one `k` slice.
+//! in ascending order, over a left panel (packed, or rows read in place)
+//! and a packed right panel; and the loop that runs the tiles of one row
+//! block over one `k` slice.
 
 use crate::tensor::float::Float;
 use crate::tensor::lanes::{Lanes, lanes};
@@ -22,7 +23,9 @@ pub(super) struct Block<'p, F> {
     pub(super) n: usize,
 }
 
-/// The left operand of a row block over one `k` slice, in `MR`-row panels.
+/// The left operand of a row block over one `k` slice, in panels of the
+/// tile's rows: packed panels are always `MR` rows; rows read in place end
+/// with a 2- or 4-row panel when that few are left ([`tiles`]).
 #[derive(Clone, Copy)]
 pub(super) enum Left<'a, F> {
     /// Packed panels (`pack_panel`, step-major, zero-padded rows).
@@ -137,8 +140,8 @@ fn one_tile<F: Float, S: Simd, const MR: usize, const NV: usize>(
     let out = &mut out[first * n..(first + live_rows) * n];
     let col = jc + p * nr;
     let live_cols = nr.min(jc + nc - col);
-    let first = p * nr * kc;
-    let b_panel = F::as_vectors::<S>(&b_pack[first..first + nr * kc]).0;
+    let b_start = p * nr * kc;
+    let b_panel = F::as_vectors::<S>(&b_pack[b_start..b_start + nr * kc]).0;
     if live_rows == MR && live_cols == nr {
         // Loops, not `from_fn` or `copy_from_slice`: those became a
         // closure call and `memmove` calls here (a tenth of a 512² product).
