@@ -50,9 +50,10 @@ const MC: usize = 96;
 /// Columns per packed right block (a multiple of every `NR`).
 const NC: usize = 1024;
 /// Bytes of the right operand packed at once at most: whole [`KC`] slices
-/// of one column block, at least one. Half of one core's 1 MiB L2 here: a
-/// larger group (4 MiB was tried) lets the first slices' panels leave L2
-/// before the tiles read them, and the 512² product lost 5 % on one thread.
+/// of one column block, at least one. Half of a core's 1 MiB L2 on the AMD
+/// EPYC (Zen 4), a quarter of the Intel Xeon's 2 MiB: a larger group (4 MiB
+/// was tried) lets the first slices' panels leave L2 before the tiles read
+/// them, and the 512² product lost 5 % on one thread.
 const PACK_BUDGET: usize = 1 << 19;
 
 /// Rows of a product up to which several threads split its columns rather
