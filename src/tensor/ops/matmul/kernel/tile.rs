@@ -211,12 +211,22 @@ fn tile<F: Lanes, S: Simd, const MR: usize, const NV: usize>(
                 step::<F, S, MR, NV>(simd, &mut acc, a_step, b_step);
             }
         }
-        Panel::Rows(rows) => {
+        Panel::Rows(mut rows) => {
+            // Every row cut to `kc` by a loop and `k` counted to `kc`: the
+            // compiler then drops the six bounds checks per step and
+            // broadcasts each left value from memory. With `rows.map(..)`
+            // (a `try_map` call it did not inline) and `enumerate`, the
+            // loop kept both, and four of six broadcasts went through a
+            // register on the port the fused multiply-adds need: a 512²
+            // `f32` product on one thread of the Intel Xeon of 2026-12-06
+            // took 2.00 ms against 1.90 after (five pinned pairs).
             let kc = b_steps.len();
-            let rows = rows.map(|row| &row[..kc]);
-            for (k, b_step) in b_steps.iter().enumerate() {
+            for row in &mut rows {
+                *row = &row[..kc];
+            }
+            for k in 0..kc {
                 let a_step = std::array::from_fn(|r| rows[r][k]);
-                step::<F, S, MR, NV>(simd, &mut acc, &a_step, b_step);
+                step::<F, S, MR, NV>(simd, &mut acc, &a_step, &b_steps[k]);
             }
         }
     }
