@@ -1,13 +1,16 @@
 //! The packed product for more than a few rows: the GotoBLAS / BLIS loop
 //! nest with a register tile per instruction set.
 //!
-//! Per matrix: blocks of [`NC`] columns, then [`KC`]-deep slices of `k` in
-//! ascending order, then [`MC`] rows. The right block's slices (`KC × NC`
-//! each, as many as [`PACK_BUDGET`] holds) are packed into zero-padded
-//! `NR`-column panels; the left rows are read in place where their columns
-//! are contiguous, else packed into `MR`-row panels. A `k` slice continues
-//! the chains where the previous slice stored them (the first starts them
-//! at +0.0; a stored float is reloaded exactly).
+//! Per matrix: blocks of [`NC`] columns, then blocks of [`MC`] rows, then
+//! [`KC`]-deep slices of `k` in ascending order. In a slice, each `NR`
+//! columns of the right operand are packed into one zero-padded panel,
+//! which then meets every left panel of the row block while it sits in L1
+//! (the loop order of BLIS's macro-kernel: Van Zee and van de Geijn, "BLIS:
+//! A Framework for Rapidly Instantiating BLAS Functionality", ACM TOMS
+//! 2015, §3). The left rows are read in place where their columns are
+//! contiguous, else packed into `MR`-row panels. A `k` slice continues the
+//! chains where the previous slice stored them (the first starts them at
+//! +0.0; a stored float is reloaded exactly).
 //!
 //! Threads never share a packed panel. A batch that keeps them evenly busy
 //! goes whole matrices per thread; otherwise one matrix is split into one
@@ -24,7 +27,7 @@
 
 use super::epilogue::Epilogue;
 use super::pack::{Source, pack_panel};
-use super::tile::{Block, Left, tiles};
+use super::tile::{Left, Right, tiles};
 use super::{Matrix, Problem, splits_evenly};
 use crate::tensor::float::Float;
 use crate::tensor::lanes::lanes;
@@ -34,27 +37,29 @@ use crate::tensor::traverse::simd::Dispatch;
 use pulp::{Simd, WithSimd};
 use rayon::prelude::*;
 use std::cell::RefCell;
+use std::ops::Range;
 use std::thread::LocalKey;
 
-/// Depth of one `k` slice. 512 was 1-3 % faster on the AMD EPYC (Zen 4)
-/// of 2026-12-06 (512² `f32` on one thread 2.44-2.46 against 2.48-2.50
-/// ms), but on the Intel Xeon of the same day a prompt's products
-/// (`[32, 768] x [768, 2304]` and the like) lost 11 %: GPT-2 small's
-/// 32-token prefill 252-276 against 288-317 tokens/s on one thread, three
-/// interleaved pairs. A full column block's slice, 1024 columns by 512
-/// `f32`, is 2 MiB, that core's whole L2, and every left panel streams it
-/// again; at 256 it is 1 MiB and stays there.
-const KC: usize = 256;
-/// Rows per packed left block (a multiple of every `MR`).
-const MC: usize = 96;
-/// Columns per packed right block (a multiple of every `NR`).
+/// Depth of one `k` slice: a packed right panel is `KC × NR` values, 32
+/// KiB of `f32` or `f64` on AVX-512, and stays in L1 (48 KiB on the Intel
+/// Xeon of 2026-12-06, 32 KiB on the AMD EPYC) while every left panel of
+/// the row block passes it. On that Intel Xeon, one thread, warm operands,
+/// medians of two or three runs: 96, 112, 128 and 160 were within 2 % of
+/// each other; 256, whose 64 KiB panel leaves L1, was 4-10 % slower
+/// (`[32, 768] x [768, 2304]` 102 against 109 GFLOP/s, 512² 142 against
+/// 149, both in 96-row blocks).
+const KC: usize = 128;
+/// Rows per block (a multiple of every `MR`): the left operand's block
+/// slice, `MC × KC` (192 KiB of `f32`), stays in L2 while the right panels
+/// pass it. Every block packs the right operand's slice again, so a block
+/// is large: 256 and 384 rows were within 1 % on that Intel Xeon up to
+/// 1024²; 192 lost 5 % on 256 rows (two blocks), 96 lost 4-8 % from 256
+/// rows on.
+const MC: usize = 384;
+/// Columns per block: the output block a row block's slices write, `MC ×
+/// NC` values, stays in the outer caches between slices (2048 lost 15 % on
+/// a 1024² `f32` product on that Intel Xeon; 512 was within 1 %).
 const NC: usize = 1024;
-/// Bytes of the right operand packed at once at most: whole [`KC`] slices
-/// of one column block, at least one. Half of a core's 1 MiB L2 on the AMD
-/// EPYC (Zen 4), a quarter of the Intel Xeon's 2 MiB: a larger group (4 MiB
-/// was tried) lets the first slices' panels leave L2 before the tiles read
-/// them, and the 512² product lost 5 % on one thread.
-const PACK_BUDGET: usize = 1 << 19;
 
 /// Rows of a product up to which several threads split its columns rather
 /// than its rows: split by rows, every thread reads and packs the whole
@@ -77,7 +82,10 @@ const ROW_ALIGN: usize = 6;
 /// The packing buffers of one thread, grown on first use.
 #[derive(Default)]
 struct Scratch<F> {
+    /// The left operand's packed panels of one row block and `k` slice
+    /// (only when its columns are not contiguous).
     a: Vec<F>,
+    /// One packed right panel.
     b: Vec<F>,
     /// The column tasks' outputs of a column split, task after task.
     columns: Vec<F>,
@@ -105,8 +113,8 @@ thread_local! {
 /// block of rows per thread ([`row_split`]; column ranges for a matrix of
 /// at most [`COLUMN_SPLIT_MAX_ROWS`] rows, see [`column_split`]).
 ///
-/// The packing buffers (per thread: at most `MC·KC` values and the larger
-/// of [`PACK_BUDGET`] bytes and `KC·(NC + 64)` values, plus the `m·n`
+/// The packing buffers (per thread: at most `MC·KC` values and one right
+/// panel of `KC·NR` values, at most `KC·64`, plus the `m·n`
 /// staging values of a column split; twice that on the calling thread of
 /// a split, which keeps its own cached buffers while its task uses those
 /// of [`SPLIT_TASKS`]) are reserved fallibly; a failure stops the product
@@ -327,12 +335,11 @@ impl<F: Float> WithSimd for Product<'_, '_, '_, F> {
 }
 
 /// The loop nest of one matrix with an `MR × NV`-vector tile, on the
-/// calling thread.
-///
-/// Per block of [`NC`] columns, the right operand is packed for as many
-/// [`KC`] slices as [`PACK_BUDGET`] holds, and then the rows run through
-/// those slices; the group finishing the chains applies the epilogue to
-/// the block's columns while they are in cache.
+/// calling thread: per block of [`NC`] columns and block of [`MC`] rows,
+/// the [`KC`]-deep slices of `k` in ascending order; per slice, each
+/// right panel (`KC × NR`) is packed and then meets every left panel of
+/// the row block. The epilogue runs on a block once its chains are done,
+/// while its rows are in cache.
 #[inline(always)]
 fn product<F: Float, S: Simd, const MR: usize, const NV: usize>(
     simd: S,
@@ -340,124 +347,71 @@ fn product<F: Float, S: Simd, const MR: usize, const NV: usize>(
     out: &mut [F],
     (scratch, epilogue): (&mut Scratch<F>, Option<Epilogue<'_, F>>),
 ) -> Result<(), AllocationFailed> {
-    let OneMatrix { a, b, n, k, .. } = matrix;
+    let OneMatrix { a, b, m, n, k } = matrix;
     let nr = NV * lanes::<F, S>();
     for jc in (0..n).step_by(NC) {
         let nc = NC.min(n - jc);
-        let packed = nc.next_multiple_of(nr);
-        let group_depth = (PACK_BUDGET / size_of::<F>() / (packed * KC)).max(1) * KC;
-        for pg in (0..k).step_by(group_depth) {
-            let depth = group_depth.min(k - pg);
-            let b_pack = try_scratch(&mut scratch.b, packed * depth, F::ZERO)?;
-            for (s, slice) in b_pack.chunks_mut(packed * KC).enumerate() {
-                let pc = pg + s * KC;
+        for ic in (0..m).step_by(MC) {
+            let rows = ic..MC.min(m - ic) + ic;
+            let out = &mut out[rows.start * n..rows.end * n];
+            for pc in (0..k).step_by(KC) {
                 let kc = KC.min(k - pc);
-                for (p, panel) in slice.chunks_exact_mut(nr * kc).enumerate() {
-                    let first = jc + p * nr;
+                let left = left_slice::<F, MR>(a, rows.clone(), pc..pc + kc, &mut scratch.a)?;
+                let b_pack = try_scratch(&mut scratch.b, nr * kc, F::ZERO)?;
+                for first in (jc..jc + nc).step_by(nr) {
+                    let live = nr.min(jc + nc - first);
                     let source = Source {
                         data: b.data,
                         base: b.base + pc * b.row + first * b.col,
                         lane_stride: b.col,
                         step_stride: b.row,
                     };
-                    pack_panel(source, nr.min(jc + nc - first), nr, kc, panel);
+                    pack_panel(source, live, nr, kc, b_pack);
+                    let right = Right {
+                        pc,
+                        panel: &*b_pack,
+                        first,
+                        live,
+                        n,
+                    };
+                    tiles::<F, S, MR, NV>(simd, right, left, out);
                 }
             }
-            let group = Group {
-                a,
-                pg,
-                depth,
-                b_pack: &*b_pack,
-                jc,
-                nc,
-                n,
-                epilogue: epilogue.filter(|_| pg + depth == k),
-            };
-            row_block::<F, S, MR, NV>(simd, group, out, &mut scratch.a)?;
+            if let Some(epilogue) = epilogue {
+                epilogue.apply(out, n, jc..jc + nc);
+            }
         }
     }
     Ok(())
 }
 
-/// One group of a product: the left operand, the `k` range `pg..pg +
-/// depth` (whole [`KC`] slices but the last), the right operand's packed
-/// slices of that range for columns `jc..jc + nc` (slice after slice, each
-/// `nc` rounded up to whole panels wide), and the output's row length.
-#[derive(Clone, Copy)]
-struct Group<'a, 'p, F> {
-    a: Matrix<'a, F>,
-    pg: usize,
-    depth: usize,
-    b_pack: &'p [F],
-    jc: usize,
-    nc: usize,
-    n: usize,
-    /// The epilogue, in the group that finishes the chains.
-    epilogue: Option<Epilogue<'a, F>>,
-}
-
-/// All rows of one group (`out` holds them): for each `k`
-/// slice in ascending order, in blocks of [`MC`] rows, run the tiles on
-/// the left rows (read in place when their columns are contiguous, else
-/// packed first).
+/// The left operand's `rows` over the `k` range `depth`: read in place when
+/// its columns are contiguous, else packed into `MR`-row panels in `a_pack`.
 #[inline(always)]
-fn row_block<F: Float, S: Simd, const MR: usize, const NV: usize>(
-    simd: S,
-    group: Group<'_, '_, F>,
-    out: &mut [F],
-    a_pack: &mut Vec<F>,
-) -> Result<(), AllocationFailed> {
-    let Group {
-        a,
-        pg,
-        depth,
-        b_pack,
-        jc,
-        nc,
-        n,
-        epilogue,
-    } = group;
-    let rows = out.len() / n;
-    let packed = b_pack.len() / depth;
-    for pc in (pg..pg + depth).step_by(KC) {
-        let kc = KC.min(pg + depth - pc);
-        let start = (pc - pg) * packed;
-        let block = Block {
-            pc,
-            kc,
-            b_pack: &b_pack[start..start + kc * packed],
-            jc,
-            nc,
-            n,
+fn left_slice<'a, F: Float, const MR: usize>(
+    a: Matrix<'a, F>,
+    rows: Range<usize>,
+    depth: Range<usize>,
+    a_pack: &'a mut Vec<F>,
+) -> Result<Left<'a, F>, AllocationFailed> {
+    if a.col == 1 {
+        return Ok(Left::Rows {
+            data: a.data,
+            base: a.base + rows.start * a.row + depth.start,
+            stride: a.row,
+        });
+    }
+    let kc = depth.len();
+    let a_pack = try_scratch(a_pack, rows.len().next_multiple_of(MR) * kc, F::ZERO)?;
+    for (q, panel) in a_pack.chunks_exact_mut(MR * kc).enumerate() {
+        let first = rows.start + q * MR;
+        let source = Source {
+            data: a.data,
+            base: a.base + first * a.row + depth.start * a.col,
+            lane_stride: a.row,
+            step_stride: a.col,
         };
-        for ic in (0..rows).step_by(MC) {
-            let mc = MC.min(rows - ic);
-            let out = &mut out[ic * n..(ic + mc) * n];
-            if a.col == 1 {
-                let left = Left::Rows {
-                    data: a.data,
-                    base: a.base + ic * a.row + pc,
-                    stride: a.row,
-                };
-                tiles::<F, S, MR, NV>(simd, block, left, out);
-                continue;
-            }
-            let a_pack = try_scratch(a_pack, mc.next_multiple_of(MR) * kc, F::ZERO)?;
-            for (q, panel) in a_pack.chunks_exact_mut(MR * kc).enumerate() {
-                let first = ic + q * MR;
-                let source = Source {
-                    data: a.data,
-                    base: a.base + first * a.row + pc * a.col,
-                    lane_stride: a.row,
-                    step_stride: a.col,
-                };
-                pack_panel(source, MR.min(ic + mc - first), MR, kc, panel);
-            }
-            tiles::<F, S, MR, NV>(simd, block, Left::Packed(a_pack), out);
-        }
+        pack_panel(source, MR.min(rows.end - first), MR, kc, panel);
     }
-    if let Some(epilogue) = epilogue {
-        epilogue.apply(out, n, jc..jc + nc);
-    }
-    Ok(())
+    Ok(Left::Packed(a_pack))
 }

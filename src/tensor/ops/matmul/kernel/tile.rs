@@ -1,25 +1,25 @@
 //! The register tile of the packed product ([`super::gemm`]): `MR × NV`
 //! vectors of chains, each advanced one fused multiply-add per step of `k`
 //! in ascending order, over a left panel (packed, or rows read in place)
-//! and a packed right panel; and the loop that runs the tiles of one row
-//! block over one `k` slice.
+//! and a packed right panel; and the loop that runs one right panel past
+//! every left panel of a row block over one `k` slice.
 
 use crate::tensor::float::Float;
 use crate::tensor::lanes::{Lanes, lanes};
 use pulp::Simd;
 
-/// One `k` slice of a block of columns: what the register tiles of a row
-/// block read.
+/// One packed right panel of one `k` slice: what the register tiles of a
+/// row block read.
 #[derive(Clone, Copy)]
-pub(super) struct Block<'p, F> {
-    /// The slice's first `k` and its depth.
+pub(super) struct Right<'p, F> {
+    /// The slice's first `k` (its depth is the panel's length over `NR`).
     pub(super) pc: usize,
-    pub(super) kc: usize,
-    /// The packed right panels of the slice.
-    pub(super) b_pack: &'p [F],
-    /// The block's columns `jc..jc + nc` and the output's row length.
-    pub(super) jc: usize,
-    pub(super) nc: usize,
+    /// The panel: `kc` steps of `NR` values (`pack_panel`, zero-padded).
+    pub(super) panel: &'p [F],
+    /// Its output columns `first..first + live` and the output's row
+    /// length.
+    pub(super) first: usize,
+    pub(super) live: usize,
     pub(super) n: usize,
 }
 
@@ -43,9 +43,10 @@ pub(super) enum Left<'a, F> {
     },
 }
 
-/// Runs the register tiles over the left panels (`out`: their rows of
-/// the output): each left panel (in L1) meets every right panel (in L2),
-/// so each output row is written left to right.
+/// Runs the register tiles of one right panel over every left panel
+/// (`out`: their rows of the output): the right panel (`KC × NR`, 32 KiB
+/// of `f32` on AVX-512) stays in L1 while the left panels stream from L2,
+/// six values per step against the right panel's `NR`.
 ///
 /// Left rows read in place end with a shorter tile when at most two
 /// thirds of a full one remain: a 32-row prompt is five 6-row tiles and
@@ -56,50 +57,22 @@ pub(super) enum Left<'a, F> {
 #[inline(always)]
 pub(super) fn tiles<F: Float, S: Simd, const MR: usize, const NV: usize>(
     simd: S,
-    block: Block<'_, F>,
+    right: Right<'_, F>,
     left: Left<'_, F>,
     out: &mut [F],
 ) {
-    let rows = out.len() / block.n;
-    for q in 0..rows.div_ceil(MR) {
-        let first = q * MR;
+    let rows = out.len() / right.n;
+    for first in (0..rows).step_by(MR) {
         let live_rows = MR.min(rows - first);
         match left {
             Left::Rows { .. } if live_rows <= 2 && MR > 2 => {
-                row_panel::<F, S, 2, NV>(simd, block, left, out, first);
+                one_tile::<F, S, 2, NV>(simd, right, left, out, first);
             }
             Left::Rows { .. } if live_rows <= 4 && MR > 4 => {
-                row_panel::<F, S, 4, NV>(simd, block, left, out, first);
+                one_tile::<F, S, 4, NV>(simd, right, left, out, first);
             }
-            _ => row_panel::<F, S, MR, NV>(simd, block, left, out, first),
+            _ => one_tile::<F, S, MR, NV>(simd, right, left, out, first),
         }
-    }
-}
-
-/// The left panel of `MR` rows from row `first` of `out` against every
-/// right panel.
-#[inline(always)]
-fn row_panel<F: Float, S: Simd, const MR: usize, const NV: usize>(
-    simd: S,
-    block: Block<'_, F>,
-    left: Left<'_, F>,
-    out: &mut [F],
-    first: usize,
-) {
-    let nr = NV * lanes::<F, S>();
-    let kc = block.kc;
-    let panels = block.b_pack.len() / (nr * kc);
-    let rows = out.len() / block.n;
-    let live_rows = MR.min(rows - first);
-    let a_panel = match left {
-        Left::Packed(a_pack) => Panel::Packed(&a_pack[first * kc..(first + MR) * kc]),
-        Left::Rows { data, base, stride } => {
-            let start = |r: usize| base + (first + r.min(live_rows - 1)) * stride;
-            Panel::Rows(std::array::from_fn(|r| &data[start(r)..start(r) + kc]))
-        }
-    };
-    for p in 0..panels {
-        one_tile::<F, S, MR, NV>(simd, block, a_panel, out, [first, p]);
     }
 }
 
@@ -112,36 +85,40 @@ enum Panel<'a, F, const MR: usize> {
     Rows([&'a [F]; MR]),
 }
 
-/// The left panel of rows `first..first + MR` of `out` times right panel
-/// `p` (columns `jc + p · nr..`) over one `k` slice: the chains continue
-/// from `out` unless the slice is the first, and are stored back (the live
-/// rows and columns only at the edges).
+/// The left panel of rows `first..first + MR` of `out` times the right
+/// panel over one `k` slice: the chains continue from `out` unless the
+/// slice is the first, and are stored back (the live rows and columns
+/// only at the edges).
 #[inline(always)]
 fn one_tile<F: Float, S: Simd, const MR: usize, const NV: usize>(
     simd: S,
-    block: Block<'_, F>,
-    a_panel: Panel<'_, F, MR>,
+    right: Right<'_, F>,
+    left: Left<'_, F>,
     out: &mut [F],
-    [first, p]: [usize; 2],
+    first: usize,
 ) {
-    let Block {
+    let Right {
         pc,
-        kc,
-        b_pack,
-        jc,
-        nc,
+        panel,
+        first: col,
+        live: live_cols,
         n,
-    } = block;
+    } = right;
     let lanes = lanes::<F, S>();
     let nr = NV * lanes;
     let fresh = pc == 0;
+    let kc = panel.len() / nr;
     let rows = out.len() / n;
     let live_rows = MR.min(rows - first);
+    let a_panel = match left {
+        Left::Packed(a_pack) => Panel::Packed(&a_pack[first * kc..(first + MR) * kc]),
+        Left::Rows { data, base, stride } => {
+            let start = |r: usize| base + (first + r.min(live_rows - 1)) * stride;
+            Panel::Rows(std::array::from_fn(|r| &data[start(r)..start(r) + kc]))
+        }
+    };
     let out = &mut out[first * n..(first + live_rows) * n];
-    let col = jc + p * nr;
-    let live_cols = nr.min(jc + nc - col);
-    let b_start = p * nr * kc;
-    let b_panel = F::as_vectors::<S>(&b_pack[b_start..b_start + nr * kc]).0;
+    let b_panel = F::as_vectors::<S>(panel).0;
     if live_rows == MR && live_cols == nr {
         // Loops, not `from_fn` or `copy_from_slice`: those became a
         // closure call and `memmove` calls here (a tenth of a 512² product).
