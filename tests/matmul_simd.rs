@@ -140,6 +140,10 @@ fn every_block_edge() -> TestResult {
     // k = 513: four full 128-deep slices and one more step;
     // n = 1030: past a 1024-column block by less than one vector;
     // [9, 1060, 1030]: eight slices and one of 36 in each column block;
+    // [60, 64, 1030]: k in one slice, so 24-row blocks (24, 24 and 12),
+    // the later ones reusing the first one's panels;
+    // [400, 600, 100]: at most 128 columns, so 512-deep slices (512 and
+    // 88), in two row blocks that share the panels;
     // [70, 260, 700]: 70 rows split by rows, one block per thread (36 and
     // 34 rows on 2 threads, 24, 24 and 22 on 3), each block packing its
     // own right panels (a prompt's columns split instead, each range
@@ -150,6 +154,8 @@ fn every_block_edge() -> TestResult {
         [7, 513, 33],
         [7, 9, 1030],
         [9, 1060, 1030],
+        [60, 64, 1030],
+        [400, 600, 100],
         [70, 260, 700],
     ])
 }

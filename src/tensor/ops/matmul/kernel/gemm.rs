@@ -1,13 +1,13 @@
 //! The packed product for more than a few rows: the GotoBLAS / BLIS loop
 //! nest with a register tile per instruction set.
 //!
-//! Per matrix: blocks of [`NC`] columns, then blocks of [`MC`] rows, then
-//! [`KC`]-deep slices of `k` in ascending order. In a slice, each `NR`
+//! Per matrix: blocks of [`NC`] columns, then [`KC`]-deep slices of `k` in
+//! ascending order, then blocks of [`MC`] rows. In a slice, each `NR`
 //! columns of the right operand are packed into one zero-padded panel,
 //! which then meets every left panel of the row block while it sits in L1
 //! (the loop order of BLIS's macro-kernel: Van Zee and van de Geijn, "BLIS:
 //! A Framework for Rapidly Instantiating BLAS Functionality", ACM TOMS
-//! 2015, §3). The left rows are read in place where their columns are
+//! 2015, §3); the first row block packs the panels, the others reuse them. The left rows are read in place where their columns are
 //! contiguous, else packed into `MR`-row panels. A `k` slice continues the
 //! chains where the previous slice stored them (the first starts them at
 //! +0.0; a stored float is reloaded exactly).
@@ -47,15 +47,33 @@ use std::thread::LocalKey;
 /// medians of two or three runs: 96, 112, 128 and 160 were within 2 % of
 /// each other; 256, whose 64 KiB panel leaves L1, was 4-10 % slower
 /// (`[32, 768] x [768, 2304]` 102 against 109 GFLOP/s, 512² 142 against
-/// 149, both in 96-row blocks).
+/// 149).
 const KC: usize = 128;
-/// Rows per block (a multiple of every `MR`): the left operand's block
-/// slice, `MC × KC` (192 KiB of `f32`), stays in L2 while the right panels
-/// pass it. Every block packs the right operand's slice again, so a block
-/// is large: 256 and 384 rows were within 1 % on that Intel Xeon up to
-/// 1024²; 192 lost 5 % on 256 rows (two blocks), 96 lost 4-8 % from 256
-/// rows on.
+/// Depth of one `k` slice when the product has at most [`NARROW`] columns
+/// (attention's `P · V`): the left rows are then what streams, from
+/// memory, and longer runs of each row suit the prefetchers. `[12, 1024,
+/// 1024] x [12, 1024, 64]` into an existing output took 15.4 ms in
+/// 128-deep slices, 13.5 in 256-deep, 12.4 in 512-deep (`f64`: 31.7, 26.0,
+/// 23.3) on that Intel Xeon.
+const KC_NARROW: usize = 512;
+/// Columns up to which a product takes [`KC_NARROW`]-deep slices.
+const NARROW: usize = 128;
+/// Rows per block (a multiple of every `MR`) when `k` is deeper than one
+/// slice. Only the first row block packs the right panels; with more than
+/// one block it keeps each in its own slot (the slice's `KC × NC` values
+/// in L2) for the others, and with one block every panel reuses one slot
+/// in L1 (15 % faster for 32 rows than a slot per panel). On that Intel
+/// Xeon 256 and 384 rows were within 1 % up to 1024²; 192 lost 5 % on 256
+/// rows (two blocks), 96 lost 4-8 % from 256 rows on.
 const MC: usize = 384;
+/// Rows per block when `k` fits in one slice (attention's `Q · Kᵀ`, `k` =
+/// 64): each output value then takes only `k` fused multiply-adds, and a
+/// right panel's pass writes one 64-column piece of every row of the block.
+/// At 24 rows those rows stay within the first-level TLB's and L2's reach:
+/// `[12, 1024, 64] x [12, 64, 1024]` into an existing output took 12.2 ms
+/// in blocks of 24 rows, 12.4 in 48 and 18-20 in 96 or 384 (`f64`: 25.5,
+/// 26.4 and 36-40; 23.3 before panels met whole row blocks).
+const MC_SHALLOW: usize = 24;
 /// Columns per block: the output block a row block's slices write, `MC ×
 /// NC` values, stays in the outer caches between slices (2048 lost 15 % on
 /// a 1024² `f32` product on that Intel Xeon; 512 was within 1 %).
@@ -85,7 +103,8 @@ struct Scratch<F> {
     /// The left operand's packed panels of one row block and `k` slice
     /// (only when its columns are not contiguous).
     a: Vec<F>,
-    /// One packed right panel.
+    /// The packed right panels of one `k` slice of a column block (one
+    /// panel's slot when the product is one row block).
     b: Vec<F>,
     /// The column tasks' outputs of a column split, task after task.
     columns: Vec<F>,
@@ -113,8 +132,8 @@ thread_local! {
 /// block of rows per thread ([`row_split`]; column ranges for a matrix of
 /// at most [`COLUMN_SPLIT_MAX_ROWS`] rows, see [`column_split`]).
 ///
-/// The packing buffers (per thread: at most `MC·KC` values and one right
-/// panel of `KC·NR` values, at most `KC·64`, plus the `m·n`
+/// The packing buffers (per thread: at most `MC·KC_NARROW` left values and
+/// `KC·NC` right ones, more than `KC_NARROW·NARROW`, plus the `m·n`
 /// staging values of a column split; twice that on the calling thread of
 /// a split, which keeps its own cached buffers while its task uses those
 /// of [`SPLIT_TASKS`]) are reserved fallibly; a failure stops the product
@@ -335,11 +354,12 @@ impl<F: Float> WithSimd for Product<'_, '_, '_, F> {
 }
 
 /// The loop nest of one matrix with an `MR × NV`-vector tile, on the
-/// calling thread: per block of [`NC`] columns and block of [`MC`] rows,
-/// the [`KC`]-deep slices of `k` in ascending order; per slice, each
-/// right panel (`KC × NR`) is packed and then meets every left panel of
-/// the row block. The epilogue runs on a block once its chains are done,
-/// while its rows are in cache.
+/// calling thread: per block of [`NC`] columns, the `k` slices in
+/// ascending order ([`KC`] deep, [`KC_NARROW`] for at most [`NARROW`]
+/// columns); per slice, the blocks of rows ([`MC`], or [`MC_SHALLOW`] when
+/// `k` fits in one slice); per row block, each right panel (`depth × NR`,
+/// packed by the first row block) meets every left panel of the block.
+/// The epilogue runs on a column block once its chains are done.
 #[inline(always)]
 fn product<F: Float, S: Simd, const MR: usize, const NV: usize>(
     simd: S,
@@ -349,27 +369,38 @@ fn product<F: Float, S: Simd, const MR: usize, const NV: usize>(
 ) -> Result<(), AllocationFailed> {
     let OneMatrix { a, b, m, n, k } = matrix;
     let nr = NV * lanes::<F, S>();
+    let depth = if n <= NARROW { KC_NARROW } else { KC };
+    let block_rows = if k <= depth { MC_SHALLOW } else { MC };
+    // More than one row block: the first packs each panel into its own
+    // slot and the others reuse it; one block packs every panel into the
+    // same slot, which stays in L1.
+    let retain = m > block_rows;
     for jc in (0..n).step_by(NC) {
         let nc = NC.min(n - jc);
-        for ic in (0..m).step_by(MC) {
-            let rows = ic..MC.min(m - ic) + ic;
-            let out = &mut out[rows.start * n..rows.end * n];
-            for pc in (0..k).step_by(KC) {
-                let kc = KC.min(k - pc);
-                let left = left_slice::<F, MR>(a, rows.clone(), pc..pc + kc, &mut scratch.a)?;
-                let b_pack = try_scratch(&mut scratch.b, nr * kc, F::ZERO)?;
-                for first in (jc..jc + nc).step_by(nr) {
+        let panels = if retain { nc.div_ceil(nr) } else { 1 };
+        for pc in (0..k).step_by(depth) {
+            let kc = depth.min(k - pc);
+            let b_pack = try_scratch(&mut scratch.b, panels * nr * kc, F::ZERO)?;
+            for ic in (0..m).step_by(block_rows) {
+                let rows = ic..block_rows.min(m - ic) + ic;
+                let out = &mut out[rows.start * n..rows.end * n];
+                let left = left_slice::<F, MR>(a, rows, pc..pc + kc, &mut scratch.a)?;
+                for (p, first) in (jc..jc + nc).step_by(nr).enumerate() {
                     let live = nr.min(jc + nc - first);
-                    let source = Source {
-                        data: b.data,
-                        base: b.base + pc * b.row + first * b.col,
-                        lane_stride: b.col,
-                        step_stride: b.row,
-                    };
-                    pack_panel(source, live, nr, kc, b_pack);
+                    let slot = if retain { p } else { 0 };
+                    let panel = &mut b_pack[slot * nr * kc..(slot + 1) * nr * kc];
+                    if ic == 0 {
+                        let source = Source {
+                            data: b.data,
+                            base: b.base + pc * b.row + first * b.col,
+                            lane_stride: b.col,
+                            step_stride: b.row,
+                        };
+                        pack_panel(source, live, nr, kc, panel);
+                    }
                     let right = Right {
                         pc,
-                        panel: &*b_pack,
+                        panel: &*panel,
                         first,
                         live,
                         n,
@@ -377,9 +408,9 @@ fn product<F: Float, S: Simd, const MR: usize, const NV: usize>(
                     tiles::<F, S, MR, NV>(simd, right, left, out);
                 }
             }
-            if let Some(epilogue) = epilogue {
-                epilogue.apply(out, n, jc..jc + nc);
-            }
+        }
+        if let Some(epilogue) = epilogue {
+            epilogue.apply(out, n, jc..jc + nc);
         }
     }
     Ok(())
