@@ -4,8 +4,9 @@
 //! threshold lowered so that small products are split too), over random
 //! layouts (permuted storage order, padding, offsets, a stride-0 axis,
 //! broadcast batch axes) and sizes that cross every block edge of the kernel:
-//! rows past the register tile and the 384-row blocks, columns past the
-//! vector tiles and the 1024-column blocks, `k` past the 128-deep slices,
+//! rows past the register tile and the row blocks (384 rows, 24 when `k`
+//! is one slice), columns past the vector tiles and the 1024-column
+//! blocks, `k` past the slices (128 deep, 512 for at most 128 columns),
 //! and the one-to-four-row decode path.
 
 #[path = "common/matmul_reference.rs"]
@@ -71,10 +72,13 @@ fn sizes() -> impl Strategy<Value = (Vec<usize>, usize, usize, usize)> {
     prop_oneof![
         // The decode path: 1 to 4 rows, columns past several vector widths.
         2 => (batch(), 1..=4_usize, 1..=300_usize, 1..=200_usize),
-        // Row tiles (6 rows), thread tasks and row blocks (384 rows).
+        // Row tiles (6 rows), thread tasks and 24-row blocks (k in one
+        // slice), the later blocks reusing the first one's panels.
         2 => (batch(), 5..=400_usize, 1..=24_usize, 1..=70_usize),
-        // k past one to four 128-deep slices.
-        1 => (Just(vec![]), 5..=14_usize, 120..=600_usize, 1..=70_usize),
+        // k past a 512-deep slice (at most 128 columns).
+        1 => (Just(vec![]), 5..=14_usize, 500..=600_usize, 1..=70_usize),
+        // k past one and two 128-deep slices (more than 128 columns).
+        1 => (Just(vec![]), 5..=14_usize, 120..=300_usize, 129..=200_usize),
         // Columns past the 1024-column block.
         1 => (Just(vec![]), 5..=9_usize, 1..=6_usize, 1000..=1100_usize),
     ]
@@ -134,10 +138,12 @@ fn in_f32_and_f64(sizes: &[[usize; 3]]) -> TestResult {
 
 #[test]
 fn every_block_edge() -> TestResult {
-    // 97 rows: 16 full 6-row tiles and one of 1;
-    // 391 rows: past a 384-row block by one tile and one row (on one
-    // thread; a row split's blocks are 198 and 193 rows on 2 threads);
-    // k = 513: four full 128-deep slices and one more step;
+    // 97 rows: 16 full 6-row tiles and one of 1, in 24-row blocks (k = 20
+    // is one slice);
+    // [391, 130, 130]: past a 384-row block by one tile and one row, k
+    // past a 128-deep slice by 2 (on one thread; a row split's blocks are
+    // 198 and 193 rows on 2 threads), each row block packing its panels;
+    // k = 513 at 33 columns: one 512-deep slice and one more step;
     // n = 1030: past a 1024-column block by less than one vector;
     // [9, 1060, 1030]: eight slices and one of 36 in each column block;
     // [60, 64, 1030]: k in one slice, so 24-row blocks (24, 24 and 12),
@@ -150,7 +156,7 @@ fn every_block_edge() -> TestResult {
     // packed by its one thread).
     in_f32_and_f64(&[
         [97, 20, 70],
-        [391, 20, 70],
+        [391, 130, 130],
         [7, 513, 33],
         [7, 9, 1030],
         [9, 1060, 1030],
@@ -165,8 +171,9 @@ fn short_last_tiles_of_rows_read_in_place() -> TestResult {
     // Left rows read in place end with a 2-row tile when 1 or 2 rows are
     // left of the 6-row tile, a 4-row one for 3 or 4 (AVX-512 and AVX2),
     // and the scalar 4-row tile ends with a 2-row one for 1 or 2: rows
-    // 7 to 11 and a 32-row prompt, k past two 128-deep slices, n past a
-    // vector tile, on every thread count.
+    // 7 to 11 and a 32-row prompt, k in one slice or (300 at 130
+    // columns) past two 128-deep ones, n past a vector tile, on every
+    // thread count.
     in_f32_and_f64(&[
         [7, 20, 70],
         [8, 300, 70],
@@ -183,8 +190,9 @@ fn a_packed_left_operand_splits_by_rows_too() -> TestResult {
     // is packed into 6-row panels instead of read in place, in every block
     // of a row split: 70 rows on 2 and 3 threads, k past two 128-deep
     // slices; 97 rows ending with a 1-row packed panel; 391 rows past a
-    // 384-row block, each block packed from its own first row.
-    for [m, k, n] in [[70, 260, 700], [97, 20, 70], [391, 20, 70]] {
+    // 384-row block and k past a 128-deep slice, each block and slice
+    // packed from its own first row and column.
+    for [m, k, n] in [[70, 260, 700], [97, 20, 70], [391, 130, 130]] {
         let stored = Tensor::from_fn([k, m], |[p, i]| wiggle(i * 7919 + p * 104_729))?;
         let a = stored.view().transpose(0, 1)?;
         let b = Tensor::from_fn([k, n], |[p, j]| wiggle(j * 31 + p * 1_000_003 + 5))?;
@@ -346,13 +354,14 @@ fn from_bits<F: Float + Bits>(bits: u64) -> F {
 
 #[test]
 fn the_scale_and_bias_epilogue_is_the_composition_bit_for_bit() -> TestResult {
-    // The decode path (2 rows), one row block and two (391 rows), whole
-    // matrices per thread (batch 4), k = 0, a second 1024-column block
-    // and many k slices: the epilogue runs once per finished value on each.
+    // The decode path (2 rows), 24-row blocks, two 384-row blocks of two
+    // k slices (391 rows), a batch of 4 folded into one 52-row product,
+    // k = 0, a second 1024-column block and many k slices: the epilogue
+    // runs once per finished value on each.
     for (batch, size) in [
         (1, [2, 300, 333]),
         (1, [97, 20, 70]),
-        (1, [391, 20, 70]),
+        (1, [391, 130, 130]),
         (4, [13, 40, 24]),
         (1, [7, 0, 9]),
     ] {

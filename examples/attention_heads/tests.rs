@@ -159,7 +159,8 @@ fn a_single_position_needs_no_copy_at_all() {
 fn the_pipeline_matches_the_plain_loop_reference_bit_for_bit() {
     // (B, T, H, D, checked query rows): edge shapes checked on every row,
     // and sampled rows as the example samples them at full size. T = 300
-    // takes matmul past two 128-deep k slices (P·V), in one row block.
+    // puts matmul's Q·Kᵀ (k = D) and P·V (D columns, so 512-deep k
+    // slices) in 24-row blocks that reuse the first block's panels.
     let every = |t: usize, step: usize| -> Vec<usize> {
         let mut rows: Vec<usize> = (0..t).step_by(step).collect();
         if rows.last() != Some(&(t - 1)) {

@@ -1,16 +1,19 @@
 //! The packed product for more than a few rows: the GotoBLAS / BLIS loop
 //! nest with a register tile per instruction set.
 //!
-//! Per matrix: blocks of [`NC`] columns, then [`KC`]-deep slices of `k` in
-//! ascending order, then blocks of [`MC`] rows. In a slice, each `NR`
-//! columns of the right operand are packed into one zero-padded panel,
-//! which then meets every left panel of the row block while it sits in L1
-//! (the loop order of BLIS's macro-kernel: Van Zee and van de Geijn, "BLIS:
-//! A Framework for Rapidly Instantiating BLAS Functionality", ACM TOMS
-//! 2015, §3); the first row block packs the panels, the others reuse them. The left rows are read in place where their columns are
-//! contiguous, else packed into `MR`-row panels. A `k` slice continues the
-//! chains where the previous slice stored them (the first starts them at
-//! +0.0; a stored float is reloaded exactly).
+//! Per matrix: blocks of [`NC`] columns, then slices of `k` in ascending
+//! order ([`KC`] deep, [`KC_NARROW`] for at most [`NARROW`] columns), then
+//! blocks of rows ([`MC`], [`MC_SHALLOW`] when `k` is one slice). In a
+//! slice, each `NR` columns of the right operand are packed into one
+//! zero-padded panel, which then meets every left panel of the row block
+//! (the loop order of BLIS's macro-kernel: Van Zee and van de Geijn,
+//! "BLIS: A Framework for Rapidly Instantiating BLAS Functionality", ACM
+//! TOMS 2015, §3): a [`KC`]-deep panel stays in L1 meanwhile. The first
+//! row block packs the panels; with several blocks the others reuse them.
+//! The left rows are read in place where their columns are contiguous,
+//! else packed into `MR`-row panels. A `k` slice continues the chains
+//! where the previous slice stored them (the first starts them at +0.0; a
+//! stored float is reloaded exactly).
 //!
 //! Threads never share a packed panel. A batch that keeps them evenly busy
 //! goes whole matrices per thread; otherwise one matrix is split into one
@@ -61,8 +64,9 @@ const NARROW: usize = 128;
 /// Rows per block (a multiple of every `MR`) when `k` is deeper than one
 /// slice. Only the first row block packs the right panels; with more than
 /// one block it keeps each in its own slot (the slice's `KC × NC` values
-/// in L2) for the others, and with one block every panel reuses one slot
-/// in L1 (15 % faster for 32 rows than a slot per panel). On that Intel
+/// in L2) for the others, and with one block every panel reuses one slot,
+/// which stays in L1 when it is [`KC`] deep (15 % faster for 32 rows than
+/// a slot per panel). On that Intel
 /// Xeon 256 and 384 rows were within 1 % up to 1024²; 192 lost 5 % on 256
 /// rows (two blocks), 96 lost 4-8 % from 256 rows on.
 const MC: usize = 384;

@@ -44,9 +44,9 @@ pub(super) enum Left<'a, F> {
 }
 
 /// Runs the register tiles of one right panel over every left panel
-/// (`out`: their rows of the output): the right panel (`KC × NR`, 32 KiB
-/// of `f32` on AVX-512) stays in L1 while the left panels stream from L2,
-/// six values per step against the right panel's `NR`.
+/// (`out`: their rows of the output): a 128-deep right panel (32 KiB of
+/// `f32` on AVX-512) stays in L1 while the left panels stream past it, six
+/// values per step against the right panel's `NR`.
 ///
 /// Left rows read in place end with a shorter tile when at most two
 /// thirds of a full one remain: a 32-row prompt is five 6-row tiles and
