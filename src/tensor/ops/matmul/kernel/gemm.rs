@@ -66,9 +66,9 @@ const NARROW: usize = 128;
 /// one block it keeps each in its own slot (the slice's `KC × NC` values
 /// in L2) for the others, and with one block every panel reuses one slot,
 /// which stays in L1 when it is [`KC`] deep (15 % faster for 32 rows than
-/// a slot per panel). On that Intel
-/// Xeon 256 and 384 rows were within 1 % up to 1024²; 192 lost 5 % on 256
-/// rows (two blocks), 96 lost 4-8 % from 256 rows on.
+/// a slot per panel). On that Intel Xeon 256 and 384 rows were within 1 %
+/// up to 1024²; 192 lost 5 % on 256 rows (two blocks), 96 lost 4-8 % from
+/// 256 rows on.
 const MC: usize = 384;
 /// Rows per block when `k` fits in one slice (attention's `Q · Kᵀ`, `k` =
 /// 64): each output value then takes only `k` fused multiply-adds, and a
