@@ -30,11 +30,17 @@
 //! finds the last such row, and the blocks extend `w` past it (those
 //! masked scores are computed then, and masked by the softmax as usual).
 //! Threads take whole blocks; inside a block everything runs on one
-//! thread, at the caller's SIMD level.
+//! thread, at the caller's SIMD level. When a matrix has several blocks,
+//! the right operands of its two products (`Kᵀ` over the keys its last
+//! query sees, and `V`) are packed once per thread ([`super::packed`]) and
+//! each block's products read their first `w` keys from there (packing
+//! copies values, so the chains and their bits are the same); the scan
+//! for non-finite value rows reads those rows packed.
 
+use super::packed::{Operands, PackedHead};
 use crate::error::Error;
 use crate::tensor::float::Float;
-use crate::tensor::ops::matmul::{Epilogue, product_kernel};
+use crate::tensor::ops::matmul::{Epilogue, PackedRight, matmul_packed, product_kernel};
 use crate::tensor::ops::reduce::Counter;
 use crate::tensor::ops::softmax::Causal;
 use crate::tensor::shape::broadcast::broadcast_strides;
@@ -49,6 +55,7 @@ use crate::tensor::traverse::simd::{
 };
 use rayon::prelude::*;
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Query rows per block: 64 rows of scores at `T_k = 1024` are 256 KiB of
 /// `f32`, in a core's L2 while the softmax and `P · V` read them again.
@@ -58,6 +65,11 @@ const BLOCK_ROWS: usize = 64;
 /// 32768 keys in `f32`): a larger one, made for a long context, is freed
 /// after its block.
 const KEEP_BYTES: usize = 8 << 20;
+
+/// Calls of [`attention`] so far: a thread's packed keys and values are
+/// reused only within the call that packed them (the next call's operands
+/// may sit at the same addresses with other values).
+static CALLS: AtomicU64 = AtomicU64::new(0);
 
 thread_local! {
     /// This thread's [`Scratch`], kept between blocks and calls (see
@@ -72,6 +84,9 @@ struct Scratch<F> {
     /// The softmax's summation counter (8 KiB in `f64`: made once per
     /// thread, not once per block of a decoding step's every head).
     counter: Counter<F>,
+    /// `Kᵀ` and `V` of the batch matrix this thread last ran a block of,
+    /// packed for the products ([`Block::pack`]).
+    head: PackedHead<F>,
 }
 
 impl<F: Float> Default for Scratch<F> {
@@ -79,6 +94,7 @@ impl<F: Float> Default for Scratch<F> {
         Scratch {
             scores: Vec::new(),
             counter: Counter::new(),
+            head: PackedHead::new(),
         }
     }
 }
@@ -170,6 +186,7 @@ pub(crate) fn attention<F: Float>(
         offset,
         causal: Causal::new(queries, offset, dispatch),
         dispatch,
+        call: CALLS.fetch_add(1, Ordering::Relaxed),
         // Inside a block: the caller's SIMD level, one thread.
         inner: KernelTuning {
             simd: tuning.simd,
@@ -211,6 +228,8 @@ struct Block<'a, 's, F> {
     offset: usize,
     causal: Causal,
     dispatch: Dispatch,
+    /// This call's number ([`CALLS`]).
+    call: u64,
     inner: KernelTuning,
     op: &'static str,
 }
@@ -225,13 +244,46 @@ struct Matrix {
 }
 
 impl<F: Float> Block<'_, '_, F> {
-    /// Batch matrix `index`: its operands' offsets and its reach.
+    /// Batch matrix `index`: its operands' offsets and its reach over the
+    /// value rows no [`Block::pack`] holds (all of them when the blocks do
+    /// not share packed operands).
     fn matrix(&self, index: usize) -> Matrix {
         let bases = [0, 1, 2].map(|o| self.operands[o].matrix(self.batch_shape, index));
+        let unpacked = if self.packs() { self.visible() } else { 0 };
         Matrix {
             bases,
-            reach: self.reach(bases[2]),
+            reach: self.reach(bases[2], unpacked),
         }
+    }
+
+    /// The keys the last query sees (all `T_k` without a mask).
+    fn visible(&self) -> usize {
+        self.keys.min(self.queries.saturating_add(self.offset))
+    }
+
+    /// The first value row [`Block::reach`] tests: the rows before it are
+    /// seen by every block anyway (`T_k` when all are).
+    fn first_tested(&self) -> usize {
+        let keys = self.keys;
+        let everyone = keys.min(self.queries.min(BLOCK_ROWS).saturating_add(self.offset));
+        // A value broadcast along the keys (stride 0) has one row to test.
+        if everyone < keys && self.operands[2].row == 0 {
+            keys - 1
+        } else {
+            everyone
+        }
+    }
+
+    /// Whether the blocks of each matrix share its keys and values packed
+    /// once per thread ([`Block::pack`]): when a matrix has several
+    /// blocks, and its packed keys and values fit in [`KEEP_BYTES`] (else
+    /// each block packs what it reads).
+    fn packs(&self) -> bool {
+        let visible = self.visible();
+        let bytes = visible
+            .saturating_mul(self.depth.saturating_add(self.width))
+            .saturating_mul(size_of::<F>());
+        self.queries > BLOCK_ROWS && visible > 0 && self.depth > 0 && bytes <= KEEP_BYTES
     }
 
     /// The keys that every block of the batch matrix whose value starts
@@ -241,16 +293,11 @@ impl<F: Float> Block<'_, '_, F> {
     /// skipped such a row would differ. Only rows past the keys every
     /// block sees anyway are read (none without a mask or when decoding
     /// one query against a whole cache); a row is tested without early
-    /// exits, so that its loop vectorizes.
-    fn reach(&self, base: usize) -> usize {
-        let (queries, keys, width) = (self.queries, self.keys, self.width);
-        let everyone = keys.min(queries.min(BLOCK_ROWS).saturating_add(self.offset));
-        if everyone == keys {
-            return 0;
-        }
+    /// exits, so that its loop vectorizes. Rows before `from` are left to
+    /// [`Block::pack`], which tests them packed.
+    fn reach(&self, base: usize, from: usize) -> usize {
+        let (keys, width) = (self.keys, self.width);
         let v = &self.operands[2];
-        // A value broadcast along the keys (stride 0) has one row to test.
-        let everyone = if v.row == 0 { keys - 1 } else { everyone };
         let finite = |j: usize| {
             let first = base + j * v.row;
             if v.col == 1 {
@@ -260,7 +307,7 @@ impl<F: Float> Block<'_, '_, F> {
                 (0..width).fold(true, |ok, e| ok & v.data[first + e * v.col].is_finite())
             }
         };
-        (everyone..keys)
+        (self.first_tested().max(from)..keys)
             .rev()
             .find(|&j| !finite(j))
             .map_or(0, |j| j + 1)
@@ -275,19 +322,67 @@ impl<F: Float> Block<'_, '_, F> {
         if scratch.scores.capacity() * size_of::<F>() > KEEP_BYTES {
             scratch.scores = Vec::new();
         }
+        if scratch.head.bytes() > KEEP_BYTES {
+            scratch.head.free();
+        }
         put_cached(&SCRATCH, scratch);
         result
     }
 
+    /// The reach of batch matrix `matrix` (see [`Block::reach`]) and
+    /// whether its keys and values are packed in the thread's scratch.
+    /// When the blocks share packed operands ([`Block::packs`]), `Kᵀ` and
+    /// `V` are packed over every key a block of the matrix sees (the last
+    /// query's and the matrix's reach) unless they are already, and the
+    /// packed value rows are tested for the reach.
+    ///
+    /// # Errors
+    /// [`Error::AllocationFailed`] if a packed operand cannot grow.
+    fn pack(&self, matrix: Matrix, scratch: &mut Scratch<F>) -> Result<(usize, bool), Error> {
+        if !self.packs() {
+            return Ok((matrix.reach, false));
+        }
+        let [_, k, v] = self.operands;
+        let [_, kb, vb] = matrix.bases;
+        let limit = self.visible().max(matrix.reach);
+        let (depth, width) = (self.depth, self.width);
+        let of = Operands {
+            call: self.call,
+            key: kb,
+            value: vb,
+        };
+        let keys = Strided {
+            data: k.data,
+            shape: &[depth, limit],
+            strides: &[k.col, k.row],
+            base: kb,
+        };
+        let values = Strided {
+            data: v.data,
+            shape: &[limit, width],
+            strides: &[v.row, v.col],
+            base: vb,
+        };
+        let packed = scratch
+            .head
+            .pack(of, self.dispatch, [keys, values], self.first_tested());
+        let reach = packed.map_err(|f| Error::AllocationFailed {
+            op: self.op,
+            elements: f.elements,
+        })?;
+        Ok((matrix.reach.max(reach), true))
+    }
+
     fn rows(
         &self,
-        Matrix { bases, reach }: Matrix,
+        matrix: Matrix,
         first: usize,
         out: &mut [F],
         scratch: &mut Scratch<F>,
     ) -> Result<(), Error> {
         let [q, k, v] = self.operands;
         let (rows, depth, width) = (out.len() / self.width, self.depth, self.width);
+        let (reach, packed) = self.pack(matrix, scratch)?;
         // The keys the block's last query (first + rows - 1) sees, and any
         // non-finite value row behind them.
         let seen = self
@@ -298,63 +393,84 @@ impl<F: Float> Block<'_, '_, F> {
             op: self.op,
             elements,
         };
+        let Scratch {
+            scores,
+            counter,
+            head,
+        } = scratch;
+        let (keys, values) = if packed {
+            (Some(head.keys()), Some(head.values()))
+        } else {
+            (None, None)
+        };
         let len = rows.checked_mul(seen).ok_or(failed(usize::MAX))?;
-        let s = try_scratch(&mut scratch.scores, len, F::ZERO).map_err(|f| failed(f.elements))?;
-        let [qb, kb, vb] = bases;
+        let s = try_scratch(scores, len, F::ZERO).map_err(|f| failed(f.elements))?;
+        let [qb, kb, vb] = matrix.bases;
         let qb = qb + first * q.row;
         with_kernel_tuning(self.inner, || {
-            product_kernel(
-                Strided {
-                    data: q.data,
-                    shape: &[rows, depth],
-                    strides: &[q.row, q.col],
-                    base: qb,
-                },
-                // Kᵀ: the key matrix read with its strides swapped.
-                Strided {
-                    data: k.data,
-                    shape: &[depth, seen],
-                    strides: &[k.col, k.row],
-                    base: kb,
-                },
-                &[rows, seen],
-                s,
-                Some(Epilogue {
-                    alpha: self.scale,
-                    bias: None,
-                }),
-                self.op,
-            )?;
+            let query = Strided {
+                data: q.data,
+                shape: &[rows, depth],
+                strides: &[q.row, q.col],
+                base: qb,
+            };
+            // Kᵀ: the key matrix read with its strides swapped.
+            let key = Strided {
+                data: k.data,
+                shape: &[depth, seen],
+                strides: &[k.col, k.row],
+                base: kb,
+            };
+            let scale = Epilogue {
+                alpha: self.scale,
+                bias: None,
+            };
+            self.product(query, key, keys, s, Some(scale))?;
             if seen > 0 {
                 self.dispatch.compile(SoftmaxRows {
                     kernel: &self.causal,
-                    counter: &mut scratch.counter,
+                    counter,
                     first,
                     scores: &mut *s,
                     seen,
                 });
             }
-            product_kernel(
-                Strided {
-                    data: s,
-                    shape: &[rows, seen],
-                    strides: &[seen, 1],
-                    base: 0,
-                },
-                Strided {
-                    data: v.data,
-                    shape: &[seen, width],
-                    strides: &[v.row, v.col],
-                    base: vb,
-                },
-                &[rows, width],
-                out,
-                None,
-                self.op,
-            )
+            let probabilities = Strided {
+                data: s,
+                shape: &[rows, seen],
+                strides: &[seen, 1],
+                base: 0,
+            };
+            let value = Strided {
+                data: v.data,
+                shape: &[seen, width],
+                strides: &[v.row, v.col],
+                base: vb,
+            };
+            self.product(probabilities, value, values, out, None)
         })?;
         self.unskip_zeros(out, vb, seen);
         Ok(())
+    }
+
+    /// `left [m, k] x right [k, n]` into `out`, reading the right
+    /// operand's panels from `packed` (this matrix's, from [`Block::pack`])
+    /// when given.
+    fn product(
+        &self,
+        left: Strided<'_, '_, F>,
+        right: Strided<'_, '_, F>,
+        packed: Option<&PackedRight<F>>,
+        out: &mut [F],
+        epilogue: Option<Epilogue<'_, F>>,
+    ) -> Result<(), Error> {
+        match packed {
+            Some(packed) => matmul_packed(left, right, packed, out, epilogue, self.op),
+            None => {
+                let shape = [left.shape[0], right.shape[1]];
+                product_kernel(left, right, &shape, out, epilogue, self.op)
+            }
+        }
     }
 
     /// What the composition's `P · V` chains do after key `seen`, where
@@ -370,10 +486,16 @@ impl<F: Float> Block<'_, '_, F> {
         if seen == self.keys {
             return;
         }
+        // Most blocks have no `-0.0` at all: one pass without branches
+        // (it vectorizes) settles that.
+        let negative_zero = |c: &F| (*c == F::ZERO) & c.is_sign_negative();
+        if !out.iter().fold(false, |any, c| any | negative_zero(c)) {
+            return;
+        }
         let end = if v.row == 0 { seen + 1 } else { self.keys };
         for row in out.chunks_exact_mut(self.width) {
             for (e, c) in row.iter_mut().enumerate() {
-                if *c == F::ZERO && c.is_sign_negative() {
+                if negative_zero(c) {
                     let positive = |j: usize| v.data[vb + j * v.row + e * v.col].is_sign_positive();
                     if (seen..end).any(positive) {
                         *c = F::ZERO;

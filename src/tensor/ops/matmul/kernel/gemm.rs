@@ -13,7 +13,9 @@
 //! The left rows are read in place where their columns are contiguous,
 //! else packed into `MR`-row panels. A `k` slice continues the chains
 //! where the previous slice stored them (the first starts them at +0.0; a
-//! stored float is reloaded exactly).
+//! stored float is reloaded exactly). A right operand that several
+//! products share may come packed already ([`one_packed`], from
+//! [`super::prepacked`]); its panels are then read in its own slices.
 //!
 //! Threads never share a packed panel. A batch that keeps them evenly busy
 //! goes whole matrices per thread; otherwise one matrix is split into one
@@ -30,6 +32,7 @@
 
 use super::epilogue::Epilogue;
 use super::pack::{Source, pack_panel};
+use super::prepacked::Panels;
 use super::tile::{Left, Right, tiles};
 use super::{Matrix, Problem, splits_evenly};
 use crate::tensor::float::Float;
@@ -82,6 +85,26 @@ const MC_SHALLOW: usize = 24;
 /// NC` values, stays in the outer caches between slices (2048 lost 15 % on
 /// a 1024² `f32` product on that Intel Xeon; 512 was within 1 %).
 const NC: usize = 1024;
+
+/// Output columns of one right panel (`NR`) of the register tile that
+/// [`Product`] picks on instruction set `S`.
+#[inline(always)]
+pub(super) fn panel_width<F: Float, S: Simd>() -> usize {
+    let lanes = lanes::<F, S>();
+    if S::REGISTER_COUNT >= 32 {
+        4 * lanes
+    } else if lanes > 1 {
+        2 * lanes
+    } else {
+        4
+    }
+}
+
+/// Depth of the `k` slices of a product with `n` columns: [`KC_NARROW`]
+/// up to [`NARROW`] columns, else [`KC`].
+pub(super) fn slice_depth(n: usize) -> usize {
+    if n <= NARROW { KC_NARROW } else { KC }
+}
 
 /// Rows of a product up to which several threads split its columns rather
 /// than its rows: split by rows, every thread reads and packs the whole
@@ -177,6 +200,7 @@ pub(super) fn run<F: Float>(
             result = if threads <= 1 {
                 dispatch.run(Product {
                     matrix,
+                    packed: None,
                     out,
                     scratch: &mut scratch,
                     epilogue,
@@ -309,6 +333,7 @@ fn one_thread<F: Float>(
     let mut scratch = take_cached::<Scratch<F>>(cache);
     let result = dispatch.run(Product {
         matrix,
+        packed: None,
         out,
         scratch: &mut scratch,
         epilogue,
@@ -317,19 +342,45 @@ fn one_thread<F: Float>(
     result
 }
 
+/// One matrix on the calling thread whose right operand `matrix.b` is
+/// also given packed ([`super::prepacked::PackedRight`]; its values must
+/// be `matrix.b`'s). Panels that do not fit the product (another tile
+/// width, fewer steps or columns) are ignored, and the product packs its
+/// own.
+pub(super) fn one_packed<F: Float>(
+    dispatch: Dispatch,
+    matrix: OneMatrix<'_, F>,
+    packed: Panels<'_, F>,
+    out: &mut [F],
+    epilogue: Option<Epilogue<'_, F>>,
+) -> Result<(), AllocationFailed> {
+    let mut scratch = take_cached::<Scratch<F>>(&CACHED);
+    let result = dispatch.run(Product {
+        matrix,
+        packed: Some(packed),
+        out,
+        scratch: &mut scratch,
+        epilogue,
+    });
+    put_cached(&CACHED, scratch);
+    result
+}
+
 /// One `m × k` by `k × n` product.
 #[derive(Clone, Copy)]
-struct OneMatrix<'a, F> {
-    a: Matrix<'a, F>,
-    b: Matrix<'a, F>,
-    m: usize,
-    n: usize,
-    k: usize,
+pub(super) struct OneMatrix<'a, F> {
+    pub(super) a: Matrix<'a, F>,
+    pub(super) b: Matrix<'a, F>,
+    pub(super) m: usize,
+    pub(super) n: usize,
+    pub(super) k: usize,
 }
 
 /// The `WithSimd` body of one matrix product into the row-major `out`.
 struct Product<'a, 'o, 's, F> {
     matrix: OneMatrix<'a, F>,
+    /// The right operand's panels, packed before (else packed here).
+    packed: Option<Panels<'a, F>>,
     out: &'o mut [F],
     scratch: &'s mut Scratch<F>,
     epilogue: Option<Epilogue<'a, F>>,
@@ -342,17 +393,20 @@ impl<F: Float> WithSimd for Product<'_, '_, '_, F> {
     fn with_simd<S: Simd>(self, simd: S) -> Self::Output {
         let Self {
             matrix,
+            packed,
             out,
             scratch,
             epilogue,
         } = self;
+        let nr = panel_width::<F, S>();
+        let packed = packed.filter(|p| p.fit(nr, matrix.k, matrix.n));
         let run = (scratch, epilogue);
         if S::REGISTER_COUNT >= 32 {
-            product::<F, S, 6, 4>(simd, matrix, out, run)
+            product::<F, S, 6, 4>(simd, matrix, packed, out, run)
         } else if lanes::<F, S>() > 1 {
-            product::<F, S, 6, 2>(simd, matrix, out, run)
+            product::<F, S, 6, 2>(simd, matrix, packed, out, run)
         } else {
-            product::<F, S, 4, 4>(simd, matrix, out, run)
+            product::<F, S, 4, 4>(simd, matrix, packed, out, run)
         }
     }
 }
@@ -363,17 +417,20 @@ impl<F: Float> WithSimd for Product<'_, '_, '_, F> {
 /// columns); per slice, the blocks of rows ([`MC`], or [`MC_SHALLOW`] when
 /// `k` fits in one slice); per row block, each right panel (`depth × NR`,
 /// packed by the first row block) meets every left panel of the block.
-/// The epilogue runs on a column block once its chains are done.
+/// The epilogue runs on a column block once its chains are done. With
+/// `packed` panels (which fit: see [`Panels::fit`]) the slices are theirs
+/// and nothing of the right operand is packed here.
 #[inline(always)]
 fn product<F: Float, S: Simd, const MR: usize, const NV: usize>(
     simd: S,
     matrix: OneMatrix<'_, F>,
+    packed: Option<Panels<'_, F>>,
     out: &mut [F],
     (scratch, epilogue): (&mut Scratch<F>, Option<Epilogue<'_, F>>),
 ) -> Result<(), AllocationFailed> {
     let OneMatrix { a, b, m, n, k } = matrix;
     let nr = NV * lanes::<F, S>();
-    let depth = if n <= NARROW { KC_NARROW } else { KC };
+    let depth = packed.map_or(slice_depth(n), |p| p.layout.depth);
     let block_rows = if k <= depth { MC_SHALLOW } else { MC };
     // More than one row block: the first packs each panel into its own
     // slot and the others reuse it; one block packs every panel into the
@@ -381,7 +438,11 @@ fn product<F: Float, S: Simd, const MR: usize, const NV: usize>(
     let retain = m > block_rows;
     for jc in (0..n).step_by(NC) {
         let nc = NC.min(n - jc);
-        let panels = if retain { nc.div_ceil(nr) } else { 1 };
+        let panels = match packed {
+            Some(_) => 0,
+            None if retain => nc.div_ceil(nr),
+            None => 1,
+        };
         for pc in (0..k).step_by(depth) {
             let kc = depth.min(k - pc);
             let b_pack = try_scratch(&mut scratch.b, panels * nr * kc, F::ZERO)?;
@@ -391,20 +452,26 @@ fn product<F: Float, S: Simd, const MR: usize, const NV: usize>(
                 let left = left_slice::<F, MR>(a, rows, pc..pc + kc, &mut scratch.a)?;
                 for (p, first) in (jc..jc + nc).step_by(nr).enumerate() {
                     let live = nr.min(jc + nc - first);
-                    let slot = if retain { p } else { 0 };
-                    let panel = &mut b_pack[slot * nr * kc..(slot + 1) * nr * kc];
-                    if ic == 0 {
-                        let source = Source {
-                            data: b.data,
-                            base: b.base + pc * b.row + first * b.col,
-                            lane_stride: b.col,
-                            step_stride: b.row,
-                        };
-                        pack_panel(source, live, nr, kc, panel);
-                    }
+                    let panel = match packed {
+                        Some(packed) => packed.panel(pc, first, kc),
+                        None => {
+                            let slot = if retain { p } else { 0 };
+                            let panel = &mut b_pack[slot * nr * kc..(slot + 1) * nr * kc];
+                            if ic == 0 {
+                                let source = Source {
+                                    data: b.data,
+                                    base: b.base + pc * b.row + first * b.col,
+                                    lane_stride: b.col,
+                                    step_stride: b.row,
+                                };
+                                pack_panel(source, live, nr, kc, panel);
+                            }
+                            &*panel
+                        }
+                    };
                     let right = Right {
                         pc,
-                        panel: &*panel,
+                        panel,
                         first,
                         live,
                         n,

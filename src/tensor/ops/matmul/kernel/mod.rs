@@ -40,11 +40,13 @@
 mod epilogue;
 mod gemm;
 mod pack;
+mod prepacked;
 mod small;
 mod tile;
 mod transpose;
 
 pub(crate) use epilogue::Epilogue;
+pub(crate) use prepacked::PackedRight;
 
 use crate::error::Error;
 use crate::tensor::float::Float;
@@ -60,6 +62,18 @@ struct Matrix<'a, F> {
     base: usize,
     row: usize,
     col: usize,
+}
+
+impl<'a, F> Matrix<'a, F> {
+    /// A matrix operand (rank 2) as it is.
+    fn of(x: &Strided<'a, '_, F>) -> Self {
+        Matrix {
+            data: x.data,
+            base: x.base,
+            row: x.strides[0],
+            col: x.strides[1],
+        }
+    }
 }
 
 /// Multiplies checked operands into `out`, the row-major output of
@@ -155,6 +169,52 @@ pub(crate) fn matmul<F: Float>(
     ran.map_err(|failed| Error::AllocationFailed {
         op,
         elements: failed.elements,
+    })
+}
+
+/// One product `[m, k] x [k, n]` on the calling thread whose right operand
+/// is also given packed: `packed` holds `right`'s panels, or those of a
+/// matrix that `right` is the top-left `[k, n]` corner of (attention's
+/// keys and values, packed once per head for every block of queries).
+/// The bits are [`matmul`]'s: packing copies values, and the chains are
+/// the same.
+///
+/// Preconditions (checked by the caller): both operands are matrices,
+/// `left [m, k]` and `right [k, n]`, `out` holds `m · n` values, and the
+/// values `packed` was packed from are `right`'s (the caller packs them in
+/// the same call). Panels that do not fit (packed on another instruction
+/// set, or fewer steps or columns) are not read: the product packs its
+/// own, as does a product of at most [`small::MAX_ROWS`] rows, which does
+/// not pack at all.
+///
+/// # Errors
+/// [`Error::AllocationFailed`] (of `op`) if a scratch buffer cannot be reserved.
+pub(crate) fn matmul_packed<F: Float>(
+    left: Strided<'_, '_, F>,
+    right: Strided<'_, '_, F>,
+    packed: &PackedRight<F>,
+    out: &mut [F],
+    epilogue: Option<Epilogue<'_, F>>,
+    op: &'static str,
+) -> Result<(), Error> {
+    let (m, k, n) = (left.shape[0], left.shape[1], right.shape[1]);
+    let panels = packed.panels();
+    let Some(panels) = panels.filter(|_| m > small::MAX_ROWS && k > 0 && n > 0) else {
+        return matmul(left, right, &[m, n], out, epilogue, op);
+    };
+    let one = gemm::OneMatrix {
+        a: Matrix::of(&left),
+        b: Matrix::of(&right),
+        m,
+        n,
+        k,
+    };
+    let dispatch = Dispatch::new(simd::tuning().simd);
+    gemm::one_packed(dispatch, one, panels, out, epilogue).map_err(|failed| {
+        Error::AllocationFailed {
+            op,
+            elements: failed.elements,
+        }
     })
 }
 
