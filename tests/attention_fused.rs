@@ -513,6 +513,20 @@ fn keys_no_buffer_can_hold_are_an_error_not_a_panic() {
             );
         }
     }
+    // An infinite stride-0 value of 2^56 rows behind the mask: every block
+    // must include all its rows, far more than a thread may pack (a
+    // wrapped packed size once made the call loop instead of failing).
+    let inf = [f32::INFINITY];
+    let q = Tensor::<2, f32>::zeros([65, 129]).unwrap();
+    let k = View::from_parts(&zero, [1 << 56, 129], [0, 0], 0).unwrap();
+    let v = View::from_parts(&inf, [1 << 56, 253], [0, 0], 0).unwrap();
+    assert!(matches!(
+        attention(&q, &k, &v, 1.0, AttentionMask::Causal { offset: 0 }),
+        Err(Error::AllocationFailed {
+            op: "attention",
+            ..
+        })
+    ));
     // A -0.0 chain before 2^40 skipped keys of a stride-0 value: one row is
     // read to decide its sign (the value is negative: -0.0 stays).
     let tiny = [-f32::from_bits(1)];

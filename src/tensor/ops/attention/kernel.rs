@@ -63,7 +63,9 @@ const BLOCK_ROWS: usize = 64;
 
 /// The largest score buffer kept for the next call (64 query rows of
 /// 32768 keys in `f32`): a larger one, made for a long context, is freed
-/// after its block.
+/// after its block. Also the most a thread's packed keys and values of
+/// one matrix may take, padding included ([`Block::fits`]); beyond that
+/// each block packs what it reads.
 const KEEP_BYTES: usize = 8 << 20;
 
 /// Calls of [`attention`] so far: a thread's packed keys and values are
@@ -276,14 +278,21 @@ impl<F: Float> Block<'_, '_, F> {
 
     /// Whether the blocks of each matrix share its keys and values packed
     /// once per thread ([`Block::pack`]): when a matrix has several
-    /// blocks, and its packed keys and values fit in [`KEEP_BYTES`] (else
-    /// each block packs what it reads).
+    /// blocks, and the keys its last query sees fit ([`Block::fits`]).
+    /// Else each block's products pack what they read.
     fn packs(&self) -> bool {
         let visible = self.visible();
-        let bytes = visible
-            .saturating_mul(self.depth.saturating_add(self.width))
-            .saturating_mul(size_of::<F>());
-        self.queries > BLOCK_ROWS && visible > 0 && self.depth > 0 && bytes <= KEEP_BYTES
+        self.queries > BLOCK_ROWS && visible > 0 && self.depth > 0 && self.fits(visible)
+    }
+
+    /// Whether `Kᵀ` and `V` packed over `keys` keys take at most
+    /// [`KEEP_BYTES`], padding included (so the packed buffers a thread
+    /// keeps are never freed and made again block after block).
+    fn fits(&self, keys: usize) -> bool {
+        let bytes = PackedRight::<F>::len_bound(self.depth, keys)
+            .zip(PackedRight::<F>::len_bound(keys, self.width))
+            .and_then(|(k, v)| k.checked_add(v)?.checked_mul(size_of::<F>()));
+        bytes.is_some_and(|bytes| bytes <= KEEP_BYTES)
     }
 
     /// The keys that every block of the batch matrix whose value starts
@@ -334,7 +343,10 @@ impl<F: Float> Block<'_, '_, F> {
     /// When the blocks share packed operands ([`Block::packs`]), `Kᵀ` and
     /// `V` are packed over every key a block of the matrix sees (the last
     /// query's and the matrix's reach) unless they are already, and the
-    /// packed value rows are tested for the reach.
+    /// packed value rows are tested for the reach. A non-finite value row
+    /// past the visible keys can make those too many to fit
+    /// ([`Block::fits`]); then nothing is packed, and the value rows the
+    /// packing would have tested are read in place.
     ///
     /// # Errors
     /// [`Error::AllocationFailed`] if a packed operand cannot grow.
@@ -345,6 +357,9 @@ impl<F: Float> Block<'_, '_, F> {
         let [_, k, v] = self.operands;
         let [_, kb, vb] = matrix.bases;
         let limit = self.visible().max(matrix.reach);
+        if !self.fits(limit) {
+            return Ok((matrix.reach.max(self.reach(vb, 0)), false));
+        }
         let (depth, width) = (self.depth, self.width);
         let of = Operands {
             call: self.call,

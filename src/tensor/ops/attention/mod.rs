@@ -100,13 +100,15 @@ pub enum AttentionMask {
 /// every block of that matrix it runs by them (query heads that share a
 /// key and value head share the packing too): at GPT-2's `T = 1024` a
 /// one-thread call took 21.2 ms against 27 when each block packed what it
-/// read, and PyTorch's SDPA 22.8 (Intel Xeon, 2026-12-06). Besides the
-/// output, a call allocates only widened copies of `f16` / `bf16`
-/// operands and, the first time on a thread, the score buffer, the packed
-/// keys and values and the product's packing scratch; a score buffer over
-/// 8 MiB (`f32` with `T_k > 32768`) is freed after each block rather than
-/// kept, and keys and values that would pack into more than 8 MiB are
-/// packed by each block instead.
+/// read, and PyTorch's SDPA 22.8 (Intel Xeon, 2026-12-06). Keys and
+/// values that would pack into more than 8 MiB, padding included (`f32`
+/// heads of `d = 64` past about 16000 keys), are packed by each block's
+/// products instead, over the keys the block reads. Besides the output, a
+/// call allocates only widened copies of `f16` / `bf16` operands and, the
+/// first time on a thread (or when a longer context needs more), the
+/// score buffer, the packed keys and values and the product's packing
+/// scratch; a score buffer over 8 MiB (`f32` with `T_k > 32768`) is freed
+/// after each block rather than kept.
 ///
 /// # Errors
 /// In this order:
@@ -119,7 +121,7 @@ pub enum AttentionMask {
 ///    `right_dimension`: the first one that conflicts);
 /// 4. [`Error::ShapeOverflow`] if the output's element count overflows;
 /// 5. [`Error::AllocationFailed`] for the output, a widened operand, a
-///    score buffer or a product's scratch.
+///    score buffer, the packed keys and values or a product's scratch.
 ///
 /// ```
 /// use llm_from_scratch::prelude::*;

@@ -6,7 +6,7 @@
 //! at GPT-2's `T = 1024` a causal block of 64 queries packs on average
 //! half the keys, so each matrix's keys and values were packed 8.5 times,
 //! a fifth of a one-thread `attention` call on the Intel Xeon of
-//! 2026-12-06 (27 ms against 22.7 with one packing per thread).
+//! 2026-12-06 (27 ms against 21.2 with one packing per thread).
 
 use crate::tensor::float::Float;
 use crate::tensor::ops::matmul::PackedRight;

@@ -86,18 +86,24 @@ const MC_SHALLOW: usize = 24;
 /// a 1024² `f32` product on that Intel Xeon; 512 was within 1 %).
 const NC: usize = 1024;
 
+/// The widest right panel of any instruction set and element type
+/// ([`panel_width`]: AVX-512's 4 vectors of 16 `f32`).
+pub(super) const MAX_PANEL_WIDTH: usize = 64;
+
 /// Output columns of one right panel (`NR`) of the register tile that
-/// [`Product`] picks on instruction set `S`.
+/// [`Product`] picks on instruction set `S` (at most [`MAX_PANEL_WIDTH`]).
 #[inline(always)]
 pub(super) fn panel_width<F: Float, S: Simd>() -> usize {
     let lanes = lanes::<F, S>();
-    if S::REGISTER_COUNT >= 32 {
+    let width = if S::REGISTER_COUNT >= 32 {
         4 * lanes
     } else if lanes > 1 {
         2 * lanes
     } else {
         4
-    }
+    };
+    debug_assert!(width <= MAX_PANEL_WIDTH);
+    width
 }
 
 /// Depth of the `k` slices of a product with `n` columns: [`KC_NARROW`]

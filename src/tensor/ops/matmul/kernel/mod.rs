@@ -182,10 +182,10 @@ pub(crate) fn matmul<F: Float>(
 /// Preconditions (checked by the caller): both operands are matrices,
 /// `left [m, k]` and `right [k, n]`, `out` holds `m · n` values, and the
 /// values `packed` was packed from are `right`'s (the caller packs them in
-/// the same call). Panels that do not fit (packed on another instruction
-/// set, or fewer steps or columns) are not read: the product packs its
-/// own, as does a product of at most [`small::MAX_ROWS`] rows, which does
-/// not pack at all.
+/// the same call). Panels that do not fit (another panel width than this
+/// instruction set's tile, or fewer steps or columns) are not read: the
+/// product packs its own, as does a product of at most
+/// [`small::MAX_ROWS`] rows, which does not pack at all.
 ///
 /// # Errors
 /// [`Error::AllocationFailed`] (of `op`) if a scratch buffer cannot be reserved.

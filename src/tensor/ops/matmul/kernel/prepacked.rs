@@ -7,7 +7,7 @@
 //! these panels runs the chains of one that packs its own (the same
 //! fused multiply-adds in the same order), so its bits are the same.
 
-use super::gemm::{panel_width, slice_depth};
+use super::gemm::{MAX_PANEL_WIDTH, panel_width, slice_depth};
 use super::pack::{Source, pack_panel};
 use crate::tensor::float::Float;
 use crate::tensor::traverse::Strided;
@@ -53,9 +53,10 @@ impl Layout {
         self.nr * self.depth.min(self.k)
     }
 
-    /// Values of the whole packed operand.
-    fn len(&self) -> usize {
-        self.k.div_ceil(self.depth) * self.panels() * self.stride()
+    /// Values of the whole packed operand (`None` if they overflow).
+    fn len(&self) -> Option<usize> {
+        let per_slice = self.panels().checked_mul(self.stride())?;
+        self.k.div_ceil(self.depth).checked_mul(per_slice)
     }
 }
 
@@ -68,13 +69,23 @@ impl<F: Float> PackedRight<F> {
         }
     }
 
+    /// An upper bound of the values [`PackedRight::pack`] keeps for a
+    /// `k × n` operand on any instruction set, padding included (`None`
+    /// if it overflows `usize`): the columns rounded up to the widest
+    /// panel, the steps to whole slices.
+    pub(crate) fn len_bound(k: usize, n: usize) -> Option<usize> {
+        let depth = slice_depth(n);
+        let steps = k.div_ceil(depth).checked_mul(depth.min(k))?;
+        steps.checked_mul(n.checked_next_multiple_of(MAX_PANEL_WIDTH)?)
+    }
+
     /// Packs the matrix `right` (shape `[k, n]`, any strides, `k` and `n`
     /// at least 1) for products on `dispatch`'s instruction set, in the
     /// slices a product of `n` columns takes.
     ///
     /// # Errors
-    /// [`AllocationFailed`] if the buffer cannot grow to the packed size
-    /// (the operand is then empty).
+    /// [`AllocationFailed`] if the buffer cannot grow to the packed size,
+    /// or that size overflows `usize` (the operand is then empty).
     pub(crate) fn pack(
         &mut self,
         dispatch: Dispatch,
@@ -140,7 +151,10 @@ impl<F: Float> WithSimd for Pack<'_, '_, '_, F> {
             k,
             n,
         };
-        let values = try_scratch(&mut into.values, layout.len(), F::ZERO)?;
+        let len = layout.len().ok_or(AllocationFailed {
+            elements: usize::MAX,
+        })?;
+        let values = try_scratch(&mut into.values, len, F::ZERO)?;
         let (nr, stride) = (layout.nr, layout.stride());
         let mut slots = values.chunks_exact_mut(stride);
         for pc in (0..k).step_by(layout.depth) {
