@@ -9,18 +9,22 @@ use crate::tensor::array::base::Tensor;
 use crate::tensor::array::borrow::AsView;
 
 /// What one weight (times one activation row) counts for against the
-/// threads' flop threshold: a multiply and an add, so that GPT-2 small's
-/// `[3072, 768]` and `[768, 3072]` MLP matrices (2.4 M weights, 4.7 M
-/// flops per decoded token) go to the threads and its `[2304, 768]` and
-/// `[768, 768]` attention matrices (below 2.1 M weights) stay on the
-/// calling thread. Twice the block kernel's weight: a half weight moves
-/// 2 bytes against a `Q8_0` weight's 1.06, so its product is worth
-/// splitting from half the size. Measured on the GPT-2 small bf16 decode
-/// (2 vCPUs shared with another build, 2026-12-03, 2 threads): 1 (only
-/// the head threaded) 48-55 tokens/s, 2 41-53, 4 (`c_attn` threaded too)
-/// 42-63; no difference above the machine's noise, so the middle value,
-/// the one that splits the largest layer matrices and no smaller ones.
-const FLOPS_PER_WEIGHT: u64 = 2;
+/// threads' flop threshold (2^22): four, so that GPT-2 small's `[2304,
+/// 768]` attention input matrix (1.8 M weights, as the `[3072, 768]` and
+/// `[768, 3072]` MLP matrices and the head) goes to the threads when
+/// decoding, and the `[768, 768]` one (below 1.05 M weights) stays on the
+/// calling thread. Four times the block kernel's weight: a half weight
+/// moves 2 bytes against a `Q8_0` weight's 1.06. Measured on the GPT-2
+/// small bf16 decode, 2 threads:
+/// - 2026-12-03, 2 vCPUs shared with another build: 1 (only the head
+///   threaded) 48-55 tokens/s, 2 (the MLP too) 41-53, 4 42-63; no
+///   difference above that machine's noise;
+/// - 2026-12-06, the Intel Xeon, four interleaved rounds: 2 gave 57.0,
+///   59.0, 61.5 and 68.6 tokens/s, 4 gave 63.4, 67.7, 70.9 and 70.9 (ahead
+///   in every round); 8 (the `[768, 768]` matrix threaded too) was level
+///   with 4 in three more rounds. Waking the second thread costs tens of
+///   microseconds there, against ~0.3 ms for the `[2304, 768]` product.
+const FLOPS_PER_WEIGHT: u64 = 4;
 
 /// `x · Wᵀ`: `[m, k] x [n, k]ᵀ -> [m, n]`, the product of `f32` activations
 /// with a half-precision weight matrix stored `[out, in]` (PyTorch's
@@ -44,7 +48,7 @@ const FLOPS_PER_WEIGHT: u64 = 2;
 /// [`matmul`](crate::tensor::ops::matmul) by rounding only (the order differs).
 ///
 /// Threads: rayon's current pool, over blocks of weight rows (`n`), one
-/// contiguous block per thread when decoding; products below 2.1 M weights
+/// contiguous block per thread when decoding; products below 1.05 M weights
 /// times activation rows stay on the calling thread.
 ///
 /// # Errors
