@@ -2,7 +2,8 @@
 //! `sum` / `mean` / `max` with one `axis`; `KeepDim` is `keepdims=True`):
 //! values on a `[2, 3]` example, empty axes (an empty sum is +0.0, an empty
 //! mean or max is an error), the error order (axis bound, empty axis,
-//! allocation) and the exact ascending fold in every layout. The max
+//! allocation), the fixed pairwise tree's order and its bits in every
+//! layout (its accuracy against higher precision: `sum_accuracy.rs`). The max
 //! policy has its own file, `max_policy.rs`.
 
 use llm_from_scratch::prelude::*;
@@ -184,19 +185,30 @@ fn an_empty_other_axis_gives_an_empty_output() -> TestResult {
 }
 
 #[test]
-fn the_mean_of_tenths_is_within_tolerance() -> TestResult {
-    let tenths: Tensor<1> = Tensor::from_vec([3], vec![0.1, 0.2, 0.3])?;
-    let mean = mean_axis(&tenths.view(), 0, RemoveDim)?;
+fn the_mean_follows_the_fixed_tree_not_the_ascending_fold() -> TestResult {
+    // Three values sit in lanes 0, 1 and 2 of one leaf, and the lanes fold
+    // by halving, so the sum is (x0 + x2) + x1. Near 1e16 the spacing of
+    // f64 is 2, so the order shows: an ascending fold loses the 1.0 in
+    // 1e16 + 1.0, the tree cancels the large values first and keeps it.
+    let values = vec![1e16, 1.0, -1e16];
+    let three: Tensor<1> = Tensor::from_vec([3], values.clone())?;
+    let mean = mean_axis(&three.view(), 0, RemoveDim)?;
     let _: &[usize; 0] = mean.shape();
-    assert_eq!(mean.len(), 1);
-    let value = mean.as_slice()[0];
-    // 0.1, 0.2 and 0.3 are not binary fractions, so compare with a tolerance ...
-    assert!((value - 0.2).abs() < 1e-12, "{value}");
-    // ... while the ascending fold itself is exact: ((0 + 0.1) + 0.2) + 0.3, then / 3.
+    assert_eq!(mean.as_slice(), &[1.0 / 3.0]);
     assert_eq!(
-        value.to_bits(),
-        ((((0.0 + 0.1) + 0.2) + 0.3) / 3.0_f64).to_bits()
+        mean.as_slice()[0].to_bits(),
+        (tree_sum(&values) / 3.0).to_bits()
     );
+    let ascending = values.iter().fold(0.0, |acc, x| acc + x);
+    assert_eq!(ascending, 0.0);
+    // The tenths: 0.1 and 0.3 first, then 0.2, within an ulp of 0.2.
+    let tenths = [0.1_f64, 0.2, 0.3];
+    let mean = mean_axis(&Tensor::from_vec([3], tenths.to_vec())?, 0, RemoveDim)?;
+    assert_eq!(
+        mean.as_slice()[0].to_bits(),
+        (((0.1 + 0.3) + 0.2) / 3.0_f64).to_bits()
+    );
+    assert!((mean.as_slice()[0] - 0.2).abs() <= f64::EPSILON * 0.2);
     Ok(())
 }
 
