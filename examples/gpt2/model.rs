@@ -100,7 +100,7 @@ fn linear<F: Element>(
         Linear::Dense(w) => Ok(matmul_affine(x, &w, F::one(), Some(bias))?),
         Linear::Half(w) => {
             let mut out = F::half_linear(x.as_view(), w)?;
-            out.view_mut().zip_map_inplace(&bias, |v, b| v + b)?;
+            out.view_mut().add_assign(&bias)?;
             Ok(out)
         }
     }
@@ -137,7 +137,7 @@ impl<F: Element> Gpt2<'_, F> {
             .params
             .matrix("wpe.weight")
             .slice(0, start..start + t)?;
-        x.view_mut().zip_map_inplace(&positions, |e, p| e + p)?;
+        x.view_mut().add_assign(&positions)?;
         for layer in 0..config.layers {
             let name = |suffix: &str| format!("h.{layer}.{suffix}");
             let h = layer_norm(
@@ -146,7 +146,7 @@ impl<F: Element> Gpt2<'_, F> {
                 self.params.vector(&name("ln_1.bias")),
             )?;
             let attended = self.attention(layer, &h, cache)?;
-            x.view_mut().zip_map_inplace(&attended, |v, a| v + a)?;
+            x.view_mut().add_assign(&attended)?;
             let h = layer_norm(
                 &x,
                 self.params.vector(&name("ln_2.weight")),
@@ -166,7 +166,7 @@ impl<F: Element> Gpt2<'_, F> {
                 self.params.linear(&name("mlp.c_proj.weight")),
                 self.params.vector(&name("mlp.c_proj.bias")),
             )?;
-            x.view_mut().zip_map_inplace(&out, |v, o| v + o)?;
+            x.view_mut().add_assign(&out)?;
         }
         cache.len += t;
         Ok(layer_norm(

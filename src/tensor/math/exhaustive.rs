@@ -1,6 +1,7 @@
 //! Every f32 bit pattern through every function: the max ulp error
-//! against the f64 reference rounded to f32, and the same bits on AVX2 as
-//! on the dispatched level (AVX-512 here). Run in release:
+//! against the f64 reference rounded to f32, and the same bits from the
+//! one-lane scalar code (`pulp::Scalar`, the scalar model) and AVX2 as on
+//! the dispatched level (AVX-512 here). Run in release:
 //! `cargo test --release --lib math -- --ignored` (`MATH_FUNCTIONS=Exp,Ln`
 //! runs only those).
 
@@ -24,15 +25,19 @@ fn block(case: Case, high: u32) -> Tally {
         .collect();
     let mut ours = vec![0.0_f32; input.len()];
     map_slice(case.kind, &input, &mut ours);
-    let mut tally = Tally::default();
+    let differ = |other: &[f32]| {
+        ours.iter()
+            .zip(other)
+            .filter(|(a, b)| a.to_bits() != b.to_bits() && !(a.is_nan() && b.is_nan()))
+            .count() as u64
+    };
+    let mut tally = Tally {
+        mismatches: differ(&run_on(pulp::Scalar::new(), case.kind, &input)),
+        ..Tally::default()
+    };
     #[cfg(any(target_arch = "x86", target_arch = "x86_64"))]
     if let Some(simd) = pulp::x86::V3::try_new() {
-        let avx2 = run_on(simd, case.kind, &input);
-        tally.mismatches = ours
-            .iter()
-            .zip(&avx2)
-            .filter(|(a, b)| a.to_bits() != b.to_bits() && !(a.is_nan() && b.is_nan()))
-            .count() as u64;
+        tally.mismatches += differ(&run_on(simd, case.kind, &input));
     }
     for (&x, &y) in input.iter().zip(&ours) {
         let err = ulp_f32(y, (case.reference)(f64::from(x)) as f32);
