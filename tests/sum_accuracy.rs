@@ -7,10 +7,15 @@
 //! summation", SIAM J. Sci. Comput. 14, 1993). A sequential sum's bound
 //! grows with `n` instead: it fails these tests on long all-positive axes.
 //!
-//! References: an `f32` group is summed in `f64` (exact to far below the
-//! bound for these lengths); an `f64` group by a compensated
-//! (double-double) sum. Every result is also the scalar model
+//! References: an `f32` group is summed in `f64` (exact for these lengths:
+//! at most 51 significant bits); an `f64` group by cascaded TwoSum (Ogita,
+//! Rump and Oishi's Sum2). Every result is also the scalar model
 //! [`tree_sum`]'s, bit for bit, along an inner and an outer axis.
+//!
+//! Mixed signs keep a sequential sum within the bound too, so the tests
+//! that tell the tree from a sequential order are the long all-positive
+//! ones: 2^25 ones, 2^20 copies of one value (exact only when the leaves
+//! combine pairwise) and 2^20 uniform values.
 
 use llm_from_scratch::prelude::*;
 use llm_from_scratch::tensor::Float;

@@ -71,8 +71,9 @@ where
 
     /// `x <- f(x, s)` at every position, `s` read from `source` broadcast to
     /// this view's shape, in logical row-major order (this view's value
-    /// first). GPT-2's residual add in place:
-    /// `x.view_mut().zip_map_inplace(&attn, |x, a| x + a)`.
+    /// first): any binary rule in place, e.g. a clamped residual
+    /// `x.view_mut().zip_map_inplace(&attn, |x, a| (x + a).min(1e4))` (a
+    /// plain sum is [`add_assign`](ArrayBase::add_assign)).
     ///
     /// # Errors
     /// As for [`assign`](ArrayBase::assign), with `op: "zip_map_inplace"`.

@@ -23,14 +23,17 @@ use pulp::{Simd, WithSimd};
 /// the vector code and the one-lane scalar code agree bit for bit. The
 /// error each variant states (in ulp, the same for `f32` and `f64`) is the
 /// largest distance to the correctly rounded result: measured over every
-/// `f32` input against std's `f64` function rounded to `f32` (a test CI
-/// skips: `cargo test --release --lib math -- --ignored`, about 10
+/// `f32` input against an `f64` reference rounded to `f32` (a test CI
+/// skips: `cargo test --release --lib math -- --ignored`, about 20
 /// minutes), and over 2048 sampled `f64` inputs per function against
-/// mpmath at 60 digits (run by `cargo test`). An `f64` reference rounded
-/// to `f32` is itself off by one ulp only where the exact value lies
-/// within 2^-29 of an `f32` midpoint, so the `f32` figures could be one
-/// ulp pessimistic, never optimistic by more. `f16` / `bf16` inputs are
-/// computed in `f32` and rounded once. NaN inputs come back NaN with their payload
+/// mpmath at 60 digits (run by `cargo test`). The `f32` references are
+/// std's or `libm`'s `f64` functions, or stable `f64` forms built from
+/// them (`sigmoid`, `silu`, the GELUs), rounded to `f32`: that rounding
+/// can pick the wrong neighbour where the exact value lies within a few
+/// 2^-29 `f32` ulps of a midpoint between two `f32` values (wider for the
+/// composed forms), so a measured distance there may be off by one ulp
+/// either way. `f16` / `bf16` inputs are computed in `f32` and rounded
+/// once. NaN inputs come back NaN with their payload
 /// (`sqrt`, `rsqrt`, `recip` and `square` compute with the NaN, which sets
 /// a signaling NaN's quiet bit, as IEEE 754 arithmetic does); at the
 /// infinities each function takes its limit (`silu(-inf) = -0`,

@@ -50,7 +50,7 @@ fn block(case: Case, high: u32) -> Tally {
 }
 
 #[test]
-#[ignore = "exhaustive: 8 to 12 minutes on 2 cores in release; run with --ignored"]
+#[ignore = "exhaustive: about 20 minutes on 2 cores in release; run with --ignored"]
 fn f32_every_input() {
     let only = std::env::var("MATH_FUNCTIONS").ok();
     let mut failures = Vec::new();

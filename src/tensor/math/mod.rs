@@ -28,7 +28,7 @@
 //! The f32 column is measured against the f64 functions of std / libm
 //! rounded to f32 (`sigmoid`, `silu`, `gelu_*` in their stable f64 forms)
 //! over every bit pattern (`cargo test --release --lib math -- --ignored`,
-//! about 10 minutes on two cores); the f64 column against mpmath at 60
+//! about 20 minutes on two cores); the f64 column against mpmath at 60
 //! digits on 2048 inputs per function, dense where the method changes
 //! (`scripts/math_reference.py`, `tests/fixtures/math/f64_reference.bin`).
 //! Errors are distances in representable numbers to the correctly rounded

@@ -14,8 +14,9 @@ const WIDTH: usize = 8;
 /// NaN marks are selects of values like the maxima. As `[bool; WIDTH]`
 /// flags they were packed into the bits of one integer, a serial chain of
 /// a dozen instructions per eight values, in some of the crates that
-/// instantiate this code (attention's row maxima took 3.5× as long in a
-/// probe crate, 2026-12-07).
+/// instantiate this code (in a probe crate, 2026-12-07, the row maxima
+/// took 20 % of a one-thread GPT-2 attention call of 31.0 ms, and 1.7 %
+/// of 24.6 ms after).
 ///
 /// Exactness: if no NaN was seen and the maximum is not zero, every value
 /// equal to the maximum has the same bits, so the maximum is the answer of
