@@ -30,9 +30,9 @@ fn bound(n: usize, eps: f64, abs_sum: f64) -> f64 {
     (12.0 + leaves.log2().ceil()) * eps * abs_sum
 }
 
-/// `Σ x` in double-double arithmetic (Knuth's TwoSum for every addition,
-/// the errors summed apart): within an `f64` rounding of the exact sum
-/// for the lengths here.
+/// `Σ x` by cascaded TwoSum (Sum2: Knuth's TwoSum for every addition,
+/// the rounding errors summed apart and added last): within about one
+/// `f64` rounding of the exact sum for the lengths here.
 fn compensated(values: &[f64]) -> f64 {
     let (mut sum, mut error) = (0.0_f64, 0.0_f64);
     for &x in values {
