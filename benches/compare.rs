@@ -85,8 +85,8 @@ pub(crate) fn transpose<T: Elem>(c: &mut Criterion) {
     timed(&mut g, &name, "ours", || {
         owner.view().transpose(0, 1).unwrap().materialize().unwrap()
     });
-    timed(&mut g, &name, "ours_2t", || {
-        TWO.install(|| owner.view().transpose(0, 1).unwrap().materialize().unwrap())
+    timed_on_two(&mut g, &name, "ours_2t", || {
+        owner.view().transpose(0, 1).unwrap().materialize().unwrap()
     });
     timed(&mut g, &name, "ndarray", || {
         array.t().as_standard_layout().into_owned()
@@ -102,9 +102,7 @@ pub(crate) fn transpose<T: Elem>(c: &mut Criterion) {
         out.as_slice()[N]
     };
     timed(&mut g, &name, "ours_into", || into(&mut out));
-    timed(&mut g, &name, "ours_into_2t", || {
-        TWO.install(|| into(&mut out))
-    });
+    timed_on_two(&mut g, &name, "ours_into_2t", || into(&mut out));
     memcpy_case::<T>(&mut g, &name, N * N);
     g.finish();
 }
@@ -199,8 +197,8 @@ pub(crate) fn sums<T: Elem>(c: &mut Criterion) {
         timed(&mut g, &name, "ours", || {
             sum_axis(&owner.view(), axis, RemoveDim).unwrap()
         });
-        timed(&mut g, &name, "ours_2t", || {
-            TWO.install(|| sum_axis(&owner.view(), axis, RemoveDim).unwrap())
+        timed_on_two(&mut g, &name, "ours_2t", || {
+            sum_axis(&owner.view(), axis, RemoveDim).unwrap()
         });
         timed(&mut g, &name, "ndarray", || array.sum_axis(Axis(axis)));
         g.finish();
@@ -228,8 +226,8 @@ pub(crate) fn max(c: &mut Criterion) {
     timed(&mut g, name, "ours", || {
         max_axis(&owner.view(), 1, RemoveDim).unwrap()
     });
-    timed(&mut g, name, "ours_2t", || {
-        TWO.install(|| max_axis(&owner.view(), 1, RemoveDim).unwrap())
+    timed_on_two(&mut g, name, "ours_2t", || {
+        max_axis(&owner.view(), 1, RemoveDim).unwrap()
     });
     timed(&mut g, name, "ndarray", nd);
     g.finish();

@@ -183,24 +183,18 @@ pub(crate) fn attention_e2e<T: Elem>(c: &mut Criterion) {
     let name = format!("attention_e2e/{}", T::NAME);
     let mut g = group(c, &name, 2000);
     timed(&mut g, &name, "ours", || ours(&qkv, &mask));
-    timed(&mut g, &name, "ours_2t", || {
-        TWO.install(|| ours(&qkv, &mask))
-    });
+    timed_on_two(&mut g, &name, "ours_2t", || ours(&qkv, &mask));
     timed(&mut g, &name, "ours_into", || {
         ours_into(&qkv, &mask, &mut buffers)
     });
     let mut buffers_2t = Buffers::new();
-    timed(&mut g, &name, "ours_into_2t", || {
-        TWO.install(|| ours_into(&qkv, &mask, &mut buffers_2t))
+    timed_on_two(&mut g, &name, "ours_into_2t", || {
+        ours_into(&qkv, &mask, &mut buffers_2t)
     });
     timed(&mut g, &name, "ours_fused", || ours_fused(&qkv));
-    timed(&mut g, &name, "ours_fused_2t", || {
-        TWO.install(|| ours_fused(&qkv))
-    });
+    timed_on_two(&mut g, &name, "ours_fused_2t", || ours_fused(&qkv));
     timed(&mut g, &name, "ours_sdpa", || ours_sdpa(&qkv));
-    timed(&mut g, &name, "ours_sdpa_2t", || {
-        TWO.install(|| ours_sdpa(&qkv))
-    });
+    timed_on_two(&mut g, &name, "ours_sdpa_2t", || ours_sdpa(&qkv));
     timed(&mut g, &name, "ndarray", || nd(&qkv_nd));
     g.finish();
 }

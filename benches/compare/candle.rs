@@ -17,8 +17,8 @@
 //!   ([`timed_on_worker`]): gemm's tasks all run on it, one after the other.
 //!   Called from the bench thread instead, they would be sent to that worker
 //!   while the bench thread sleeps, and its CPU time would miss them.
-//! - `candle_2t`: the call inside the pool `TWO`, wall clock, as `ours_2t`;
-//!   gemm's tasks run on its two workers.
+//! - `candle_2t`: the timing loop inside the pool `TWO` ([`timed_on_two`]),
+//!   wall clock, as `ours_2t`; gemm's tasks run on its two workers.
 //!
 //! With `RAYON_NUM_THREADS=1` candle passes `Parallelism::None` and gemm
 //! runs inline on the calling thread: the one-thread row stays valid (the
@@ -71,7 +71,7 @@ pub(crate) fn compare<T: Elem>(
     thread_check(name, &product, threads);
     timed_on_worker(g, name, "candle", product);
     if threads >= 2 {
-        timed(g, name, "candle_2t", || TWO.install(product));
+        timed_on_two(g, name, "candle_2t", product);
     } else {
         println!(
             "{name}: candle-core splits gemm in {threads} task (RAYON_NUM_THREADS), so no candle_2t row"

@@ -135,8 +135,8 @@ pub(crate) fn causal(c: &mut Criterion) {
     );
     let mut g = group(c, name, 3000);
     timed(&mut g, name, "ours", || causal_softmax(&scores, 0).unwrap());
-    timed(&mut g, name, "ours_2t", || {
-        TWO.install(|| causal_softmax(&scores, 0).unwrap())
+    timed_on_two(&mut g, name, "ours_2t", || {
+        causal_softmax(&scores, 0).unwrap()
     });
     timed(&mut g, name, "composition", || {
         causal_composition(&scores, &mask)

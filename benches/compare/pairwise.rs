@@ -33,8 +33,8 @@ pub(crate) fn sum_f32(c: &mut Criterion) {
     let bound = 22.0 * f64::from(f32::EPSILON) * magnitude;
     assert!((f64::from(ours) - exact).abs() <= bound, "tree error");
     timed(&mut g, name, "ours", || sum_axis(&x, 0, RemoveDim).unwrap());
-    timed(&mut g, name, "ours_2t", || {
-        TWO.install(|| sum_axis(&x, 0, RemoveDim).unwrap())
+    timed_on_two(&mut g, name, "ours_2t", || {
+        sum_axis(&x, 0, RemoveDim).unwrap()
     });
     timed(&mut g, name, "ndarray", || array.sum());
     g.finish();

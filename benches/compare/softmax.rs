@@ -85,23 +85,21 @@ pub(crate) fn softmax<T: Elem>(c: &mut Criterion, masked: bool) {
         .fold(0.0, f64::max);
     assert!(worst < 1e-5, "ndarray's softmax disagrees by {worst}");
     timed(&mut g, &name, "ours", || softmax_axis(&owner, 2).unwrap());
-    timed(&mut g, &name, "ours_2t", || {
-        TWO.install(|| softmax_axis(&owner, 2).unwrap())
+    timed_on_two(&mut g, &name, "ours_2t", || {
+        softmax_axis(&owner, 2).unwrap()
     });
     let mut out = Tensor::zeros(SCORES).unwrap();
     timed(&mut g, &name, "ours_into", || {
         softmax_axis_into(&owner, 2, &mut out).unwrap();
         out.as_slice()[7]
     });
-    timed(&mut g, &name, "ours_into_2t", || {
-        TWO.install(|| softmax_axis_into(&owner, 2, &mut out).unwrap());
+    timed_on_two(&mut g, &name, "ours_into_2t", || {
+        softmax_axis_into(&owner, 2, &mut out).unwrap();
         out.as_slice()[7]
     });
     timed(&mut g, &name, "composition", || composition(&owner));
     // Its maps stay on the calling thread; its reductions take the two.
-    timed(&mut g, &name, "composition_2t", || {
-        TWO.install(|| composition(&owner))
-    });
+    timed_on_two(&mut g, &name, "composition_2t", || composition(&owner));
     timed(&mut g, &name, "ndarray", || ndarray_softmax(&array));
     g.finish();
 }

@@ -18,7 +18,7 @@ type TwoThreadRow = (
     Option<f64>,
 );
 
-const TWO_THREAD_ROWS: [TwoThreadRow; 17] = [
+const TWO_THREAD_ROWS: [TwoThreadRow; 18] = [
     (
         "9 matmul 512 f32",
         "matmul512/f32",
@@ -26,6 +26,14 @@ const TWO_THREAD_ROWS: [TwoThreadRow; 17] = [
         "ours",
         "matmul512_f32_2t_vs_1t",
         Some(0.55),
+    ),
+    (
+        "9 matmul 512 f32, pool per call",
+        "matmul512/f32",
+        "ours_2t_call",
+        "ours",
+        "matmul512_f32_2t_call_vs_1t",
+        None,
     ),
     (
         "9 matmul 512 f64",
