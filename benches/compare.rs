@@ -10,7 +10,9 @@
 //! are shared with other jobs: time spent waiting for a core is not the
 //! kernel's cost. Every sample lasts ~100 ms or more (flat sampling), far
 //! above the scheduler tick that clock advances by. The wall-clock ratio is
-//! printed beside it so the difference stays visible.
+//! printed beside it so the difference stays visible. The two-thread rows
+//! (`*_2t`) are wall clock only: their timing loop runs on a worker of the
+//! local pool `TWO` (`harness::timed_on_two`).
 //!
 //! In the memory-bound cases (1 to 6 and the sweep) ndarray reads the very
 //! buffer ours reads (`same_bytes`): with a copy each, where the two inputs

@@ -112,14 +112,19 @@ pub(crate) fn timed_on_worker<O>(
 }
 
 /// [`timed`] with the whole timing loop on a worker of [`TWO`]: one
-/// `install` per criterion sample, as an application installs its pool
-/// once around a forward pass (the examples do), rather than one per call.
-/// Entering the pool from the bench thread wakes a worker and, at the end,
-/// the bench thread again; on the 2-vCPU KVM guest of 2026-12-07 a no-op
-/// `install` took 1.7 µs at best and 22 µs in the median, and a 512²
-/// `f32` product installed per call took 1.43-1.48 ms (medians) against
-/// 1.33-1.40 with its loop on the worker. Only the wall clock measures
-/// these rows (the bench thread's CPU time is not the work).
+/// `install` per criterion sample, as the `gpt2` and `llama` examples
+/// install their pool once around a run, rather than one per call (until
+/// 7f5e38f). Entering the pool from the bench thread wakes a worker and, at
+/// the end, the bench thread again; on the 2-vCPU KVM guest of 2026-12-07
+/// a no-op `install` took 1.7 µs at best and 22 µs in the median (2000
+/// calls), and a 512² `f32` product entered per call 1.43-1.48 ms
+/// (medians of 400 calls) against 1.33-1.40 with its loop on the worker.
+/// A loop of back-to-back calls keeps the other worker warm, which a
+/// forward pass with serial code between its kernels does not always do.
+///
+/// Two threads do the work, so the wall clock is the measure: it is
+/// recorded as both clocks and handed to criterion (the worker's own CPU
+/// time would count only its share, plus its waits).
 pub(crate) fn timed_on_two<O>(
     group: &mut BenchmarkGroup<'_, WallTime>,
     name: &str,
@@ -127,7 +132,8 @@ pub(crate) fn timed_on_two<O>(
     mut f: impl FnMut() -> O + Send,
 ) {
     record(group, name, id, |iters| {
-        TWO.install(|| measure(iters, &mut f))
+        let (_, wall) = TWO.install(|| measure(iters, &mut f));
+        (wall, wall)
     });
 }
 
@@ -219,8 +225,9 @@ pub(crate) fn ratio(ours: Option<f64>, theirs: Option<f64>) -> Option<f64> {
     Some(ours? / theirs?)
 }
 
-/// A local pool of two threads for the `ours_2t` rows ([`timed_on_two`]):
-/// its workers do the work, so only the wall clock measures it.
+/// A local pool of two threads for the two-thread rows (`ours_2t`,
+/// `ours_into_2t`, `composition_2t`, `candle_2t`; [`timed_on_two`]): its
+/// workers do the work, so only the wall clock measures it.
 pub(crate) static TWO: LazyLock<rayon::ThreadPool> = LazyLock::new(|| {
     rayon::ThreadPoolBuilder::new()
         .num_threads(2)
