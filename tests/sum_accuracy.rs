@@ -60,6 +60,18 @@ fn sums_both_ways<F: Float + Into<f64>>(values: &[F]) -> Result<F, Error> {
     Ok(inner)
 }
 
+/// `values`' sum through the crate (checked by [`sums_both_ways`]): its
+/// distance to `exact` and the tree's bound for it (machine epsilon `eps`).
+fn error_and_bound<F: Float + Into<f64>>(
+    values: &[F],
+    eps: f64,
+    exact: f64,
+) -> Result<(f64, f64), Error> {
+    let sum: f64 = sums_both_ways(values)?.into();
+    let abs_sum: f64 = values.iter().map(|&x| Into::<f64>::into(x).abs()).sum();
+    Ok(((sum - exact).abs(), bound(values.len(), eps, abs_sum)))
+}
+
 /// A 64-bit LCG's states from a seed (Knuth's MMIX constants).
 fn states(seed: u64) -> impl Iterator<Item = u64> {
     std::iter::successors(Some(seed), |state| {
@@ -130,10 +142,8 @@ fn two_to_the_20_uniform_f32_values_sum_within_the_tree_bound() -> TestResult {
     // All positive, so Σ|x| is the sum itself and the bound a relative one:
     // (12 + 13) eps = 3.0e-6, where a sequential f32 sum is off by 1.8e-5.
     let values = uniform(1 << 20, 7);
-    let sum = sums_both_ways(&values)?;
     let exact: f64 = values.iter().map(|&x| f64::from(x)).sum();
-    let error = (f64::from(sum) - exact).abs();
-    let allowed = bound(values.len(), f64::from(f32::EPSILON), exact);
+    let (error, allowed) = error_and_bound(&values, f64::from(f32::EPSILON), exact)?;
     assert!(error <= allowed, "error {error:e} over {allowed:e}");
     let sequential = values.iter().fold(0.0_f32, |acc, &x| acc + x);
     assert!(
@@ -154,11 +164,7 @@ fn long_f64_sums_are_within_the_tree_bound_of_a_compensated_sum() -> TestResult 
             .iter()
             .map(|&x| f64::from(x) / 3.0)
             .collect();
-        let sum = sums_both_ways(&values)?;
-        let exact = compensated(&values);
-        let abs_sum: f64 = values.iter().map(|x| x.abs()).sum();
-        let error = (sum - exact).abs();
-        let allowed = bound(n, f64::EPSILON, abs_sum);
+        let (error, allowed) = error_and_bound(&values, f64::EPSILON, compensated(&values))?;
         assert!(
             error <= allowed,
             "n = {n}: error {error:e} over {allowed:e}"
@@ -176,20 +182,16 @@ proptest! {
     #[test]
     fn f32_sums_are_within_the_tree_bound(n in 1_usize..4_000, seed in any::<u64>()) {
         let values = spread(n, seed);
-        let sum = sums_both_ways(&values).unwrap();
         let exact: f64 = values.iter().map(|&x| f64::from(x)).sum();
-        let abs_sum: f64 = values.iter().map(|&x| f64::from(x).abs()).sum();
-        let allowed = bound(n, f64::from(f32::EPSILON), abs_sum);
-        prop_assert!((f64::from(sum) - exact).abs() <= allowed);
+        let (error, allowed) = error_and_bound(&values, f64::from(f32::EPSILON), exact).unwrap();
+        prop_assert!(error <= allowed);
     }
 
     /// The same for `f64`, against the compensated sum.
     #[test]
     fn f64_sums_are_within_the_tree_bound(n in 1_usize..4_000, seed in any::<u64>()) {
         let values: Vec<f64> = spread(n, seed).iter().map(|&x| f64::from(x) * 0.1).collect();
-        let sum = sums_both_ways(&values).unwrap();
-        let abs_sum: f64 = values.iter().map(|x| x.abs()).sum();
-        let allowed = bound(n, f64::EPSILON, abs_sum);
-        prop_assert!((sum - compensated(&values)).abs() <= allowed);
+        let (error, allowed) = error_and_bound(&values, f64::EPSILON, compensated(&values)).unwrap();
+        prop_assert!(error <= allowed);
     }
 }
